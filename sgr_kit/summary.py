@@ -1,0 +1,101 @@
+"""A plain-text summary of scored runs, with the paper's Table 2 beside each value.
+
+This is the presentation layer for ``sgr-kit summary`` and ``make report``:
+computations live in :mod:`sgr_kit.aggregate`; here values are only arranged
+and formatted.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .aggregate import METRICS, system_means
+
+__all__ = ["SYNTHETIC_NOTE", "summary_table", "format_summary", "is_synthetic"]
+
+SYNTHETIC_NOTE = (
+    "SYNTHETIC DATA: these tasks and answers are simulated by `sgr-kit demo` "
+    "(calibrated to the paper's published means); they are not real agent runs."
+)
+
+_LABELS = {"item_f1": "Item-F1", "row_f1": "Row-F1", "poa": "P.O.A."}
+
+
+def is_synthetic(scores: pd.DataFrame) -> bool:
+    """True when any scored task is marked synthetic (``synthetic`` column)."""
+    return "synthetic" in scores.columns and bool(scores["synthetic"].fillna(False).astype(bool).any())
+
+
+def _paper_table2() -> pd.DataFrame | None:
+    try:
+        from . import reference
+
+        return reference.table2()
+    except Exception:  # the paper's numbers are optional context for a summary
+        return None
+
+
+def summary_table(scores: pd.DataFrame, *, failure_policy: str = "zero", paper: bool = True) -> pd.DataFrame:
+    """One row per (system, variant) with the three means and, when known, the paper's values.
+
+    Parameters
+    ----------
+    scores : DataFrame
+        Output of :func:`sgr_kit.score.score_runs`.
+    failure_policy : {"zero", "exclude"}
+        See :mod:`sgr_kit.aggregate`.
+    paper : bool, default True
+        Add ``paper_<metric>`` columns from Table 2 for systems the paper evaluated.
+
+    Returns
+    -------
+    DataFrame
+        ``system, variant, n_tasks, n_failed, item_f1, row_f1, poa`` (percent points)
+        and, with ``paper=True``, ``paper_item_f1, paper_row_f1, paper_poa`` (NaN where
+        the paper has no value).
+    """
+    means = system_means(scores, failure_policy=failure_policy)
+    wide = means.pivot_table(index=["system", "variant"], columns="metric", values="value", sort=False)
+    counts = means.groupby(["system", "variant"], sort=False)[["n_tasks", "n_failed"]].max()
+    out = counts.join(wide[list(METRICS)]).reset_index()
+    if paper:
+        table2 = _paper_table2()
+        for metric in METRICS:
+            col = f"paper_{metric}"
+            if table2 is None:
+                out[col] = float("nan")
+                continue
+            ref = table2[table2["metric"] == metric].set_index(["system", "variant"])["value"]
+            out[col] = [ref.get((s, v), float("nan")) for s, v in zip(out["system"], out["variant"])]
+    return out
+
+
+def format_summary(scores: pd.DataFrame, *, failure_policy: str = "zero", source: str = "") -> str:
+    """Render :func:`summary_table` as text, with the synthetic-data note when it applies."""
+    table = summary_table(scores, failure_policy=failure_policy)
+    lines = []
+    if is_synthetic(scores):
+        lines += [SYNTHETIC_NOTE, ""]
+    status = scores["status"].value_counts().reindex(["parsed", "empty", "parse_failure", "missing"], fill_value=0)
+    lines.append(
+        f"{source + ': ' if source else ''}{len(scores)} answers, "
+        f"{scores['system'].nunique()} systems, {scores['task_id'].nunique()} tasks; status: "
+        + ", ".join(f"{k} {v}" for k, v in status.items())
+    )
+    lines.append(f"Means in percent points; failure policy '{failure_policy}'; (paper's Table 2 in brackets).")
+    lines.append("")
+    header = f"{'system':<24}{'variant':<12}{'tasks':>6}{'failed':>7}" + "".join(
+        f"{_LABELS[m]:>18}" for m in METRICS
+    )
+    lines += [header, "-" * len(header)]
+    for row in table.itertuples(index=False):
+        cells = []
+        for m in METRICS:
+            value, ref = getattr(row, m), getattr(row, f"paper_{m}")
+            text = "n/a" if pd.isna(value) else f"{value:.2f}"
+            text += "" if pd.isna(ref) else f" ({ref:.2f})"
+            cells.append(f"{text:>18}")
+        lines.append(f"{row.system:<24}{row.variant:<12}{row.n_tasks:>6}{row.n_failed:>7}" + "".join(cells))
+    if is_synthetic(scores):
+        lines += ["", SYNTHETIC_NOTE]
+    return "\n".join(lines)
