@@ -29,7 +29,13 @@ def _cmd_score(args: argparse.Namespace) -> int:
         from .rules import load_rules
 
         rules = load_rules(args.rules)
-    tasks = load_tasks(args.tasks, pairing=args.pairing)
+    tasks = load_tasks(args.tasks, pairing=args.pairing, strict_pairing=args.strict_pairing)
+    for note in tasks.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if rules is not None:
+        print(rules.describe(), file=sys.stderr)
+        for selector in rules.unused(list(tasks)):
+            warnings.warn(f"rules file {args.rules}: entry {selector!r} matches no loaded task")
     runs = load_runs(args.runs, tasks=tasks)
     result = score_runs(
         tasks, runs, profile=args.profile, rules=rules, progress=not args.no_progress, with_cells=bool(args.cells)
@@ -53,7 +59,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from .load import validate
 
-    report = validate(args.tasks, pairing=args.pairing)
+    report = validate(args.tasks, pairing=args.pairing, strict_pairing=args.strict_pairing)
     print(report.text())
     return 0 if report.ok else 1
 
@@ -123,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="paper (default): reviewer-style canonicalization; strict: the benchmark's own scorer")
     p.add_argument("--rules", metavar="FILE", help="per-task rules (JSON or YAML): aliases, types, tolerance, key")
     p.add_argument("--pairing", metavar="FILE", help="explicit task_id,base_id pairing (CSV or JSON)")
+    p.add_argument("--strict-pairing", action="store_true", help="treat every pairing warning as an error")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_score)
@@ -130,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="check task files: pairing, duplicates, references, schemas")
     p.add_argument("--tasks", action="append", required=True, metavar="PATH")
     p.add_argument("--pairing", metavar="FILE")
+    p.add_argument("--strict-pairing", action="store_true", help="treat every pairing warning as an error")
     p.set_defaults(func=_cmd_validate)
 
     p = sub.add_parser("summary", help="per-system means of a scores table, beside the paper's Table 2")

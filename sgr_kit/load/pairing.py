@@ -1,0 +1,386 @@
+"""Pair goal tasks with their constraint task (``base_id``); validate task files.
+
+Every SGR-Bench problem has a constraint-guided task ``X`` and a goal-oriented task ``X-g``
+sharing one reference answer (paper, section 3.3). A goal task is paired by these rules, each
+recorded as a :class:`PairingDecision`:
+
+``pairing_file``
+    an explicit ``task_id, base_id`` file (CSV with a header, JSON list of objects or object
+    ``{task_id: base_id}``, or JSONL) overrides everything; its ids must be loaded, its bases
+    must be constraint tasks, and a constraint task can only be its own base;
+``suffix``
+    the task ``X`` exists and has the same reference (compared as canonical tables: strict
+    parsing and strict canonicalization) and the same schema (columns and row key);
+``same_reference``
+    otherwise, exactly one other constraint task of the same domain has that reference and
+    schema: pair with it, with a warning;
+``suffix_mismatch``
+    otherwise ``X`` exists: pair with it anyway, with a warning saying what differs;
+``unpaired``
+    no ``X``: ``base_id`` is still ``X`` (the base problem's name), with a warning. A constraint
+    task without any goal variant is recorded as ``unpaired`` too (a note).
+
+Constraint tasks are their own base.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import pandas as pd
+
+from ..canonicalize import column_canonicalizers
+from ..errors import SgrKitError, where
+from ..taxonomy import BINS
+from ..types import ParsedTable, Task
+from .release import Finding, as_source_list
+
+__all__ = [
+    "RULES",
+    "PairingDecision",
+    "ValidationReport",
+    "assign_bases",
+    "canonical_reference",
+    "read_pairing_file",
+    "validate",
+    "variant_of",
+]
+
+#: Pairing rules, see the module docstring.
+RULES = ("suffix", "same_reference", "pairing_file", "suffix_mismatch", "unpaired")
+_GOAL_SUFFIX = "-g"
+_REPORT_COLUMNS = ["severity", "task_id", "kind", "message"]
+_SEVERITIES = ("error", "warning", "info")
+_HEADINGS = {"error": "errors", "warning": "warnings", "info": "notes"}
+
+
+@dataclass(frozen=True, slots=True)
+class PairingDecision:
+    """How one task got its ``base_id``.
+
+    Attributes
+    ----------
+    task_id, base_id : str
+    rule : str
+        One of :data:`RULES`.
+    detail : str
+        Why (what matched or differed, or the pairing file line).
+    """
+
+    task_id: str
+    base_id: str
+    rule: str
+    detail: str
+
+
+def variant_of(task_id: str) -> str:
+    """``"goal"`` when the id ends in ``-g``, else ``"constraint"``.
+
+    Examples
+    --------
+    >>> variant_of("census_001-g"), variant_of("census_001")
+    ('goal', 'constraint')
+    """
+    return "goal" if task_id.endswith(_GOAL_SUFFIX) else "constraint"
+
+
+def canonical_reference(task: Task, parsed: ParsedTable | None) -> tuple[tuple, list[str]]:
+    """The task's reference as a canonical table, and its repeated row keys.
+
+    Cells are canonicalized with the ``strict`` profile, so two references are the same table
+    when every cell has the same canonical string. A reference that did not parse is
+    represented by its stripped text.
+
+    Returns
+    -------
+    table : tuple of tuple of str
+    duplicated : list of str
+        Row keys (cells joined by ``|``) that occur more than once.
+    """
+    if parsed is None or parsed.status == "parse_failure":
+        return (("<unparsed>", task.reference.strip()),), []
+    functions = column_canonicalizers(task.schema, profile="strict", reference_rows=parsed.rows)
+    table = tuple(
+        tuple(functions[i](cell) if i < len(functions) else cell for i, cell in enumerate(row)) for row in parsed.rows
+    )
+    index = task.schema.key_index
+    seen: set[tuple] = set()
+    duplicated: list[str] = []
+    for row in table:
+        key = tuple(row[i] if i < len(row) else "" for i in index)
+        if key in seen and "|".join(key) not in duplicated:
+            duplicated.append("|".join(key))
+        seen.add(key)
+    return table, duplicated
+
+
+def _differences(a: Task, b: Task, canon: Mapping[str, tuple]) -> list[str]:
+    out = []
+    if a.schema.columns != b.schema.columns:
+        out.append("columns differ")
+    elif a.schema.row_key != b.schema.row_key:
+        out.append(f"row keys differ ({'|'.join(a.schema.row_key)} vs {'|'.join(b.schema.row_key)})")
+    if canon[a.task_id] != canon[b.task_id]:
+        out.append(f"reference tables differ ({a.gold_rows} vs {b.gold_rows} rows)")
+    return out
+
+
+def read_pairing_file(path: Any) -> dict[str, tuple[str, str]]:
+    """Read an explicit pairing file: ``{task_id: (base_id, location)}``.
+
+    CSV (header with ``task_id`` and ``base_id``), JSON (a list of ``{task_id, base_id}`` objects
+    or one ``{task_id: base_id}`` object) or JSONL. Locations are ``file:line``.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise SgrKitError(f"pairing file {path}: no such file; expected a CSV or JSON file of task_id, base_id")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SgrKitError(f"pairing file {path}: cannot be read ({exc})") from None
+    entries: list[tuple[Any, int | None]] = []  # (entry, line)
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        reader = csv.DictReader(text.splitlines())
+        missing = [c for c in ("task_id", "base_id") if c not in (reader.fieldnames or [])]
+        if missing:
+            raise SgrKitError(
+                f"{where(path, 1)}: the header should name task_id and base_id; found {reader.fieldnames}"
+            )
+        entries = [(row, reader.line_num) for row in reader]
+    elif suffix in (".json", ".jsonl"):
+        lines = text.splitlines()
+        try:
+            if suffix == ".jsonl":
+                entries = [(json.loads(ln), n) for n, ln in enumerate(lines, 1) if ln.strip()]
+            else:
+                data = json.loads(text)
+                if isinstance(data, Mapping):
+                    data = [{"task_id": k, "base_id": v} for k, v in data.items()]
+                if not isinstance(data, list):
+                    raise SgrKitError(f"{path}: expected a list of {{task_id, base_id}} objects or a mapping")
+                entries = [(e, _line_of(lines, e.get("task_id") if isinstance(e, Mapping) else None)) for e in data]
+        except json.JSONDecodeError as exc:
+            raise SgrKitError(f"{where(path, exc.lineno)}: not valid JSON ({exc.msg})") from None
+    else:
+        raise SgrKitError(f"pairing file {path}: expected a .csv, .json or .jsonl file; found '{path.suffix}'")
+    out: dict[str, tuple[str, str]] = {}
+    for entry, line in entries:
+        loc = where(path, line)
+        if not isinstance(entry, Mapping):
+            raise SgrKitError(f"{loc}: expected an object with task_id and base_id; found {entry!r}")
+        task_id, base_id = (str(entry.get(k) or "").strip() for k in ("task_id", "base_id"))
+        if not task_id or not base_id:
+            raise SgrKitError(f"{loc}: task_id and base_id must both be given; found {dict(entry)!r}")
+        if task_id in out:
+            raise SgrKitError(f"{loc}: task {task_id} is paired twice (also at {out[task_id][1]})")
+        out[task_id] = (base_id, loc)
+    return out
+
+
+def _line_of(lines: list[str], task_id: Any) -> int | None:
+    needle = json.dumps(task_id) if isinstance(task_id, str) else None
+    for n, line in enumerate(lines, 1):
+        if needle and needle in line:
+            return n
+    return None
+
+
+def assign_bases(
+    tasks: Mapping[str, Task], canon: Mapping[str, tuple], *, pairing: Any = None
+) -> tuple[dict[str, Task], list[PairingDecision], list[Finding]]:
+    """Give every goal task its ``base_id`` (see the module docstring for the rules).
+
+    Parameters
+    ----------
+    tasks : mapping of task_id to Task
+    canon : mapping of task_id to canonical reference table (:func:`canonical_reference`)
+    pairing : path, optional
+        An explicit pairing file.
+
+    Returns
+    -------
+    tasks : dict
+        The tasks with their ``base_id`` set.
+    decisions : list of PairingDecision
+    findings : list of Finding
+    """
+    findings: list[Finding] = []
+    explicit: dict[str, tuple[str, str]] = {}
+    if pairing is not None:
+        try:
+            explicit = read_pairing_file(pairing)
+        except SgrKitError as exc:
+            findings.append(Finding("error", "", "pairing", str(exc)))
+        for task_id, (base_id, loc) in list(explicit.items()):
+            problem = None
+            if task_id not in tasks:
+                problem = f"task {task_id} is not among the loaded tasks"
+            elif base_id not in tasks:
+                problem = f"base {base_id} of task {task_id} is not among the loaded tasks"
+            elif tasks[base_id].variant != "constraint":
+                problem = f"base {base_id} of task {task_id} is a goal task; a base must be a constraint task"
+            elif tasks[task_id].variant == "constraint" and base_id != task_id:
+                problem = f"task {task_id} is a constraint task, which is its own base; found base {base_id}"
+            if problem:
+                findings.append(Finding("error", task_id, "pairing", f"{loc}: {problem}"))
+                del explicit[task_id]
+    constraints = [t for t in tasks.values() if t.variant == "constraint"]
+    decisions: list[PairingDecision] = []
+    out = dict(tasks)
+    for task in tasks.values():
+        if task.variant == "constraint":
+            continue
+        tid, partner_id = task.task_id, task.task_id[: -len(_GOAL_SUFFIX)]
+        partner = tasks.get(partner_id)
+        if partner is not None and partner.variant != "constraint":  # e.g. "x-g-g": not a base
+            partner = None
+        if tid in explicit:
+            base_id, loc = explicit[tid]
+            diffs = _differences(task, tasks[base_id], canon)
+            detail = f"from {loc}" + (f"; note: {', '.join(diffs)}" if diffs else "")
+            decision = PairingDecision(tid, base_id, "pairing_file", detail)
+            severity = "warning" if diffs else "info"
+        elif partner is not None and not _differences(task, partner, canon):
+            decision = PairingDecision(tid, partner_id, "suffix", "reference and schema match")
+            severity = "info"
+        else:
+            same = [
+                c for c in constraints
+                if c.task_id != partner_id and c.domain.upper() == task.domain.upper()
+                and not _differences(task, c, canon)
+            ]
+            if len(same) == 1:
+                why = (f"{partner_id} differs: {', '.join(_differences(task, partner, canon))}"
+                       if partner is not None else f"no task {partner_id}")
+                detail = f"{why}; {same[0].task_id} has the same reference"
+                decision = PairingDecision(tid, same[0].task_id, "same_reference", detail)
+            elif partner is not None:
+                why = ", ".join(_differences(task, partner, canon))
+                also = f"; same reference in {', '.join(c.task_id for c in same)}" if same else ""
+                decision = PairingDecision(tid, partner_id, "suffix_mismatch", f"{why}{also}")
+            else:
+                also = f"; same reference in {', '.join(c.task_id for c in same)}" if same else ""
+                decision = PairingDecision(tid, partner_id, "unpaired", f"no task {partner_id} is loaded{also}")
+            severity = "warning"
+        decisions.append(decision)
+        out[tid] = dataclasses.replace(task, base_id=decision.base_id)
+        kind = "unpaired" if decision.rule == "unpaired" else "pairing"
+        message = f"{task.source}: task {tid} -> base {decision.base_id} [{decision.rule}]: {decision.detail}"
+        findings.append(Finding(severity, tid, kind, message))
+    bases = {d.base_id for d in decisions}
+    for task in constraints:
+        if task.task_id not in bases:
+            decisions.append(PairingDecision(task.task_id, task.task_id, "unpaired", "no goal variant is loaded"))
+            message = f"{task.source}: constraint task {task.task_id} has no goal variant loaded"
+            findings.append(Finding("info", task.task_id, "unpaired", message))
+    counts: dict[str, list[str]] = {}
+    for d in decisions:
+        if d.rule != "unpaired" or d.task_id != d.base_id:
+            counts.setdefault(d.base_id, []).append(d.task_id)
+    for base_id, goals in counts.items():
+        if len(goals) > 1:
+            findings.append(Finding(
+                "warning", base_id, "pairing", f"base {base_id} has {len(goals)} goal variants: {', '.join(goals)}"
+            ))
+    return out, decisions, findings
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """Everything found while loading task files (see :func:`validate`).
+
+    Attributes
+    ----------
+    findings : tuple of Finding
+    tasks : TaskSet
+        The tasks that could be built.
+    sources : tuple of str
+    """
+
+    findings: tuple[Finding, ...]
+    tasks: Any
+    sources: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when there is no error (warnings allowed)."""
+        return not any(f.severity == "error" for f in self.findings)
+
+    def frame(self) -> pd.DataFrame:
+        """One row per finding: ``severity, task_id, kind, message``."""
+        return pd.DataFrame([dataclasses.astuple(f) for f in self.findings], columns=_REPORT_COLUMNS, dtype=object)
+
+    def text(self) -> str:
+        """A human-readable report (the output of ``sgr-kit validate``)."""
+        tasks = self.tasks
+        n_goal = sum(t.variant == "goal" for t in tasks.values())
+        bins: dict[str, int] = {}
+        for t in tasks.values():
+            bins[t.bin] = bins.get(t.bin, 0) + 1
+        lines = [
+            f"tasks: {', '.join(self.sources)}",
+            f"  {len(tasks)} tasks loaded: {len(tasks) - n_goal} constraint, {n_goal} goal, {len(tasks.pairs)} pairs",
+        ]
+        if bins:
+            lines.append("  cardinality bins: " + ", ".join(f"{b}: {bins[b]}" for b in BINS if b in bins))
+        if tasks.decisions:
+            lines.append("pairing decisions:")
+            lines += [f"  {d.task_id} -> {d.base_id} [{d.rule}] {d.detail}" for d in tasks.decisions]
+        for severity in _SEVERITIES:
+            # informational pairing findings repeat the decisions listed above
+            found = [
+                f for f in self.findings
+                if f.severity == severity and not (severity == "info" and f.kind in ("pairing", "unpaired"))
+            ]
+            if found:
+                lines.append(f"{_HEADINGS[severity]} ({len(found)}):")
+                lines += [f"  [{f.kind}] {f.message}" for f in found]
+        n_err = sum(f.severity == "error" for f in self.findings)
+        n_warn = sum(f.severity == "warning" for f in self.findings)
+        lines.append(f"result: {'OK' if n_err == 0 else 'FAILED'} ({n_err} errors, {n_warn} warnings)")
+        return "\n".join(lines)
+
+
+def validate(source: Any, *more_sources: Any, pairing: Any = None, strict_pairing: bool = False) -> ValidationReport:
+    """Check task files and report every problem, without stopping at the first one.
+
+    Reports every pairing decision, duplicate task ids, unreadable records, schema problems,
+    unparseable references, cardinality mismatches, unpaired tasks and unknown domains.
+
+    Parameters
+    ----------
+    source : path, dataset id, or list of them
+    *more_sources : path or dataset id
+    pairing : path, optional
+        An explicit ``task_id, base_id`` file (see :func:`read_pairing_file`).
+    strict_pairing : bool, default False
+        Report pairing warnings as errors (as :func:`sgr_kit.load.load_tasks` does with it).
+
+    Returns
+    -------
+    ValidationReport
+        ``.ok`` (no errors), ``.frame()`` (one row per finding) and ``.text()``.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
+    >>> task = {"task_id": "nvd_001", "domain": "NVD", "oracle_answer": "id|n\\nA|1", "output_format": "id|n"}
+    >>> _ = path.write_text(json.dumps(task) + "\\n{broken\\n")
+    >>> report = validate(path)
+    >>> report.ok
+    False
+    >>> report.frame()[["severity", "kind"]].values.tolist()
+    [['error', 'read'], ['info', 'unpaired']]
+    """
+    from .tasks import collect  # tasks.py builds on this module
+
+    sources = as_source_list(source, *more_sources)
+    taskset, findings = collect(sources, pairing=pairing, strict_pairing=strict_pairing, allow_invalid=False)
+    return ValidationReport(tuple(findings), taskset, tuple(str(s) for s in sources))

@@ -1,0 +1,409 @@
+"""Read SGR-Bench release files into raw task records.
+
+A *source* is detected from the path:
+
+- ``*.jsonl``: one task per line (blank lines allowed); every location is ``file:line``;
+- ``*.json``: one task object, or a list of them (``data_en/{constraint,goal}/<task_id>.json``);
+  a file without ``task_id`` takes the id from its name;
+- ``*.parquet``: one task per row (``file:row``);
+- a folder: every ``*.jsonl``, ``*.json`` and ``*.parquet`` file below it, in sorted order.
+  Where a folder holds both ``data_en`` and ``data_zh``, only ``data_en`` is read (a note says
+  so). Files in which no record has any of ``oracle_answer``, ``rubric``, ``output_format``,
+  ``instruction`` (answer runs, pairing files, dataset cards) are skipped with a note;
+- ``owner/name`` that is not an existing path: a Hugging Face dataset (``PKUAIWeb/SGR-BENCH``).
+  Its ``*.jsonl`` files are downloaded with :mod:`huggingface_hub` (taken from the local cache
+  when ``HF_HUB_OFFLINE`` is set; a 10 s timeout on the first request) and read as a folder.
+  When the Hub cannot be reached, the error says how to pass local files instead.
+
+``metadata`` and ``rubric`` may be objects or JSON-encoded strings (the ``*_hf.jsonl`` files);
+both are decoded here. Every problem is a :class:`Finding`, so that a validation run can report
+all of them; :func:`sgr_kit.load.load_tasks` raises the errors.
+
+Copies of one task: two records with the same ``task_id`` that agree on every field sgr-kit
+reads (:data:`TASK_FIELDS`, after decoding) are one task. Copies inside one folder source (the
+release ships ``constraint.jsonl``, ``constraint_hf.jsonl`` and ``data_en/constraint/*.json``) are
+collapsed with a note; copies across separately given sources are collapsed with a warning;
+records that differ are an error naming both locations.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from ..errors import SgrKitError, where
+
+__all__ = [
+    "DATASET_ID",
+    "REQUIRED_KEYS",
+    "TASK_FIELDS",
+    "Finding",
+    "Record",
+    "as_source_list",
+    "decode_object",
+    "looks_like_dataset_id",
+    "read_sources",
+]
+
+#: The official release on the Hugging Face Hub.
+DATASET_ID = "PKUAIWeb/SGR-BENCH"
+#: Keys every task record must have.
+REQUIRED_KEYS = ("task_id", "domain", "oracle_answer")
+#: The fields a task is built from; two records agreeing on all of them are copies of one task.
+TASK_FIELDS = (
+    "task_id",
+    "domain",
+    "oracle_output_cardinality",
+    "instruction",
+    "output_format",
+    "oracle_answer",
+    "metadata",
+    "rubric",
+)
+_SUFFIXES = (".jsonl", ".json", ".parquet")
+# a file found in a folder is read as tasks when one of its records has one of these keys
+_TASKISH = frozenset({"oracle_answer", "rubric", "output_format", "instruction"})
+_DATASET_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
+_TRUE = {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem or note found while loading tasks.
+
+    Attributes
+    ----------
+    severity : {"error", "warning", "info"}
+    task_id : str
+        The task concerned (``""`` for file-level findings).
+    kind : str
+        ``read``, ``duplicate``, ``schema``, ``unparseable_reference``, ``cardinality``,
+        ``domain``, ``pairing`` or ``unpaired``.
+    message : str
+        Names the location (``file:line``), what was expected and what was found.
+    """
+
+    severity: str
+    task_id: str
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One task record as read from a release file (``metadata``/``rubric`` decoded).
+
+    Attributes
+    ----------
+    data : dict
+    source : str
+        ``file:line`` (JSONL), ``file:row`` (parquet), ``file`` or ``file[i]`` (JSON).
+    group : str
+        The file, or for per-task JSON files their folder (used to summarize copies).
+    origin : int
+        Index of the source argument the record came from.
+    """
+
+    data: Mapping[str, Any]
+    source: str
+    group: str
+    origin: int
+
+
+def as_source_list(source: Any, *more: Any) -> list[Any]:
+    """Flatten ``source`` (a path, a dataset id or a list of them) and ``more`` into one list.
+
+    Examples
+    --------
+    >>> as_source_list(["a.jsonl", "b.jsonl"], "c.jsonl")
+    ['a.jsonl', 'b.jsonl', 'c.jsonl']
+    """
+    out: list[Any] = []
+    for item in (source, *more):
+        if isinstance(item, (str, os.PathLike)):
+            out.append(item)
+        elif isinstance(item, Iterable) and not isinstance(item, bytes):
+            for inner in item:
+                out.extend(as_source_list(inner))
+        else:
+            raise SgrKitError(f"source {item!r}: expected a path, a dataset id or a list of them")
+    return out
+
+
+def looks_like_dataset_id(text: str) -> bool:
+    """True when ``text`` has the ``owner/name`` shape of a Hub dataset id and is not a path.
+
+    Names ending in a data-file suffix (``.jsonl``, ``.json``, ``.parquet``, ``.csv``) are taken
+    for mistyped paths.
+
+    Examples
+    --------
+    >>> looks_like_dataset_id("PKUAIWeb/SGR-BENCH")
+    True
+    >>> looks_like_dataset_id("data/constraint.jsonl")
+    False
+    """
+    text = str(text)
+    if not _DATASET_RE.match(text) or text.lower().endswith((*_SUFFIXES, ".csv")):
+        return False
+    return not Path(text).exists()
+
+
+def decode_object(value: Any, *, key: str, loc: str) -> dict[str, Any]:
+    """Decode a ``metadata``/``rubric`` value: an object, a JSON-encoded object, or absent.
+
+    Examples
+    --------
+    >>> decode_object('{"columns": ["a"]}', key="rubric", loc="goal_hf.jsonl:3")
+    {'columns': ['a']}
+    >>> decode_object(None, key="metadata", loc="x.jsonl:1")
+    {}
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return {}
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise SgrKitError(
+                f"{loc}: key '{key}' is a string but not valid JSON ({exc.msg} at column {exc.colno}); "
+                f"expected an object or a JSON-encoded object"
+            ) from None
+    if not isinstance(value, Mapping):
+        raise SgrKitError(f"{loc}: key '{key}' should be an object; found {type(value).__name__}")
+    return _drop_nulls(dict(value))
+
+
+def _drop_nulls(value: Any) -> Any:
+    # Parquet structs pad absent keys with nulls; a null key is treated as absent everywhere.
+    if isinstance(value, Mapping):
+        return {str(k): _drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_drop_nulls(v) for v in value]
+    return value
+
+
+def _normalize(data: Any, *, loc: str, stem: str | None = None) -> dict[str, Any]:
+    """Check one decoded JSON value is a task record and decode its nested objects."""
+    if not isinstance(data, Mapping):
+        raise SgrKitError(f"{loc}: expected a JSON object (one task); found {type(data).__name__}")
+    rec = {str(k): v for k, v in data.items() if v is not None}
+    if "task_id" not in rec and stem is not None:
+        rec["task_id"] = stem
+    for key in REQUIRED_KEYS:
+        if key not in rec:
+            raise SgrKitError(f"{loc}: required key '{key}' is missing (a task needs {', '.join(REQUIRED_KEYS)})")
+    for key in ("task_id", "domain"):
+        if not isinstance(rec[key], str) or not rec[key].strip():
+            raise SgrKitError(f"{loc}: key '{key}' should be a non-empty string; found {rec[key]!r}")
+        rec[key] = rec[key].strip()
+    for key in ("oracle_answer", "instruction", "output_format"):
+        if key in rec and not isinstance(rec[key], str):
+            raise SgrKitError(
+                f"{loc}: task {rec['task_id']}: key '{key}' should be a string; found {type(rec[key]).__name__}"
+            )
+    for key in ("metadata", "rubric"):
+        rec[key] = decode_object(rec.get(key), key=key, loc=f"{loc}: task {rec['task_id']}")
+    return rec
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SgrKitError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except OSError as exc:
+        raise SgrKitError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+
+
+_Item = tuple[Any, str, str, "str | None"]  # (decoded JSON value, location, group, file stem)
+
+
+def _items_jsonl(path: Path) -> tuple[list[_Item], list[Finding]]:
+    items, findings = [], []
+    for n, line in enumerate(_read_text(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            items.append((json.loads(line), where(path, n), str(path), None))
+        except json.JSONDecodeError as exc:
+            findings.append(Finding(
+                "error", "", "read", f"{where(path, n)}: not valid JSON ({exc.msg} at column {exc.colno})"
+            ))
+    return items, findings
+
+
+def _items_json(path: Path) -> tuple[list[_Item], list[Finding]]:
+    try:
+        data = json.loads(_read_text(path))
+    except json.JSONDecodeError as exc:
+        raise SgrKitError(f"{where(path, exc.lineno)}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if isinstance(data, list):
+        return [(item, f"{path}[{i}]", str(path), None) for i, item in enumerate(data)], []
+    return [(data, str(path), str(path.parent), path.stem)], []
+
+
+def _items_parquet(path: Path) -> tuple[list[_Item], list[Finding]]:
+    import pyarrow.parquet as pq
+
+    try:
+        rows = pq.read_table(path).to_pylist()
+    except Exception as exc:  # pyarrow raises several unrelated types for bad files
+        raise SgrKitError(f"{path}: not a readable parquet file ({exc})") from None
+    return [(row, where(path, n), str(path), None) for n, row in enumerate(rows, start=1)], []
+
+
+_READERS = {".jsonl": _items_jsonl, ".json": _items_json, ".parquet": _items_parquet}
+
+
+def _read_file(path: Path, origin: int, *, in_folder: bool) -> tuple[list[Record], list[Finding]]:
+    items, findings = _READERS[path.suffix.lower()](path)
+    if in_folder and not any(isinstance(d, Mapping) and not _TASKISH.isdisjoint(d) for d, *_ in items):
+        # answer runs, a pairing file or a dataset card's JSON lying beside the tasks
+        return [], [Finding("info", "", "read", f"{path}: skipped, no record in it looks like a task")]
+    records = []
+    for data, loc, group, stem in items:
+        try:
+            records.append(Record(_normalize(data, loc=loc, stem=stem), loc, group, origin))
+        except SgrKitError as exc:
+            findings.append(Finding("error", "", "read", str(exc)))
+    return records, findings
+
+
+def _walk(root: Path) -> tuple[list[Path], list[Finding]]:
+    files, notes = [], []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__")))
+        if "data_en" in dirnames and "data_zh" in dirnames:
+            dirnames.remove("data_zh")
+            notes.append(Finding(
+                "info", "", "read",
+                f"{Path(dirpath) / 'data_zh'}: skipped; the English tasks in data_en are read instead",
+            ))
+        for name in sorted(filenames):
+            if not name.startswith(".") and Path(name).suffix.lower() in _READERS:
+                files.append(Path(dirpath) / name)
+    return files, notes
+
+
+def _download(repo_id: str) -> Path:
+    offline = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in _TRUE
+    how = (
+        f"download the dataset's files (https://huggingface.co/datasets/{repo_id}) and pass the folder, "
+        f"or the files themselves: --tasks constraint.jsonl --tasks goal.jsonl"
+    )
+    try:
+        from huggingface_hub import HfApi, snapshot_download
+    except ImportError:
+        raise SgrKitError(f"Hugging Face dataset {repo_id!r}: huggingface_hub is not installed; {how}") from None
+    try:
+        if not offline:  # fail fast when the Hub cannot be reached
+            HfApi().dataset_info(repo_id, timeout=10)
+        folder = snapshot_download(
+            repo_id,
+            repo_type="dataset",
+            etag_timeout=10,
+            local_files_only=offline,
+            allow_patterns=["*.jsonl"],  # constraint/goal(.jsonl|_hf.jsonl); per-task files repeat them
+        )
+    except Exception as exc:  # the Hub client raises many network and HTTP error types
+        why = "offline mode (HF_HUB_OFFLINE) and the dataset is not in the local cache" if offline else (
+            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else 'no detail'}"
+        )
+        raise SgrKitError(f"Hugging Face dataset {repo_id!r} could not be reached ({why}); {how}") from None
+    return Path(folder)
+
+
+def _read_one(source: Any, origin: int) -> tuple[list[Record], list[Finding]]:
+    path = Path(source)
+    findings: list[Finding] = []
+    if not path.exists():
+        if looks_like_dataset_id(str(source)):
+            path = _download(str(source))
+            findings.append(Finding("info", "", "read", f"Hugging Face dataset {source} read from {path}"))
+        else:
+            raise SgrKitError(
+                f"task source {source}: no such file or folder; expected a release .jsonl, .json or "
+                f".parquet file, a folder of them, or a Hugging Face dataset id such as {DATASET_ID}"
+            )
+    if path.is_file():
+        if path.suffix.lower() not in _READERS:
+            raise SgrKitError(f"task source {path}: expected a .jsonl, .json or .parquet file; found '{path.suffix}'")
+        records, more = _read_file(path, origin, in_folder=False)
+        return records, findings + more
+    files, notes = _walk(path)
+    findings += notes
+    if not files:
+        raise SgrKitError(f"task source {path}: no .jsonl, .json or .parquet file in this folder")
+    records: list[Record] = []
+    for file in files:
+        try:
+            got, more = _read_file(file, origin, in_folder=True)
+        except SgrKitError as exc:
+            findings.append(Finding("error", "", "read", str(exc)))
+            continue
+        records += got
+        findings += more
+    return records, findings
+
+
+def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return all(a.get(k) == b.get(k) for k in TASK_FIELDS)
+
+
+def read_sources(sources: list[Any]) -> tuple[list[Record], list[Finding]]:
+    """Read every source and merge them into one record per task id.
+
+    Parameters
+    ----------
+    sources : list
+        Paths or dataset ids (see the module docstring).
+
+    Returns
+    -------
+    records : list of Record
+        The first copy of every task id, in reading order.
+    findings : list of Finding
+        Read errors, duplicate-id errors and warnings, notes.
+    """
+    if not sources:
+        raise SgrKitError("no task source given; expected a release file, a folder or a dataset id")
+    all_records: list[Record] = []
+    findings: list[Finding] = []
+    for origin, source in enumerate(sources):
+        try:
+            got, more = _read_one(source, origin)
+        except SgrKitError as exc:
+            findings.append(Finding("error", "", "read", str(exc)))
+            continue
+        all_records += got
+        findings += more
+    kept: dict[str, Record] = {}
+    copies: dict[tuple[str, str, str], list[str]] = {}
+    for rec in all_records:
+        tid = rec.data["task_id"]
+        first = kept.get(tid)
+        if first is None:
+            kept[tid] = rec
+        elif _same(first.data, rec.data):
+            severity = "info" if first.origin == rec.origin and first.group != rec.group else "warning"
+            copies.setdefault((severity, first.group, rec.group), []).append(tid)
+        else:
+            differing = [k for k in TASK_FIELDS if first.data.get(k) != rec.data.get(k)]
+            findings.append(Finding(
+                "error", tid, "duplicate",
+                f"task {tid} appears twice with different content: {first.source} and {rec.source} "
+                f"(differing: {', '.join(differing)}); keep one copy or pass only one of the sources",
+            ))
+    for (severity, first_group, group), ids in copies.items():
+        shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+        findings.append(Finding(
+            severity, ids[0] if len(ids) == 1 else "", "duplicate",
+            f"{len(ids)} task(s) in {group} repeat identical records of {first_group}; "
+            f"the first copy is used ({shown})",
+        ))
+    return list(kept.values()), findings

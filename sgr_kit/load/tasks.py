@@ -1,0 +1,530 @@
+"""Build :class:`~sgr_kit.types.Task` objects from release records; :func:`load_tasks`.
+
+Schema
+    From the rubric's ``columns``, ``row_key`` and ``fields`` when present (checked: the row key
+    and the fields must name columns, types must be in :data:`~sgr_kit.types.FIELD_TYPES`, units
+    ``{offset, scale_num, scale_den}`` become exact fractions). Without ``columns`` they are
+    inferred, in this order:
+
+    1. the reference's first record, when it is a header: every cell is a distinct name (a
+       letter or ``_`` first, then letters, digits, spaces or ``_ - . ( ) / % #``) and either
+       every cell occurs as a word in ``output_format`` or every cell is lower snake_case with
+       an underscore (``county_name``);
+    2. ``output_format``: a code span with pipes (`` `County Name|Population` ``), else the first
+       ``a|b|c`` run of names (names without spaces, trailing punctuation dropped), else a
+       ``columns: a, b, c`` list up to the end of the sentence.
+
+    Inferred columns whose count matches no reference row are an error. The row key defaults to
+    the first column.
+
+Record separator
+    The rubric's ``record_separator`` (``,`` or ``;``) when declared. Otherwise, when the
+    reference is a single line containing ``|`` that splits on ``,`` (tried first) or ``;`` into
+    at least two non-empty pieces, each with the same number of ``|``-separated cells (the schema's
+    width when the rubric declares columns), that character is the separator
+    (``Adams|12,Brown|7``). The ``output_format`` text is not needed for this.
+
+Reference
+    ``gold_rows`` counts the rows of the reference parsed with the ``strict`` profile (the
+    benchmark's own parser). A reference that does not parse is an error: :func:`load_tasks`
+    raises, naming the task, unless ``allow_invalid=True``, which keeps the task with
+    ``gold_rows`` taken from ``oracle_output_cardinality`` (0 when absent) and a warning. An empty
+    (``NONE``) reference gives ``gold_rows == 0`` with a warning; a disagreeing
+    ``oracle_output_cardinality`` is a warning.
+
+Variant, base and taxonomy
+    ``goal`` when the id ends in ``-g``, else ``constraint``; ``base_id`` is set by
+    :mod:`sgr_kit.load.pairing`; ecosystem and family come from
+    :func:`sgr_kit.taxonomy.classify_domain` (an unknown domain is ``other``, with a warning) and
+    ``bin`` from the reference's row count (Appendix K).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import warnings
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any, Iterator, Mapping
+
+import pandas as pd
+
+from ..errors import SgrKitError
+from ..parse import parse_answer
+from ..parse.strict import RECORD_SEPARATORS
+from ..taxonomy import OTHER, cardinality_bin, classify_domain
+from ..types import FIELD_TYPES, FieldRule, ParsedTable, Schema, Task
+from .pairing import PairingDecision, assign_bases, canonical_reference, variant_of
+from .release import Finding, Record, as_source_list, read_sources
+
+__all__ = ["TaskSet", "build_schema", "build_task", "collect", "infer_separator", "load_tasks"]
+
+_NAME = re.compile(r"[^\W\d][\w .()/%#-]{0,79}")
+_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+_TOKEN = r"[^\W\d][\w.()/%#-]*"
+_PIPE_RUN = re.compile(rf"{_TOKEN}(?:[ \t]*\|[ \t]*{_TOKEN})+")
+_CODE_SPAN = re.compile(r"`([^`\n]*\|[^`\n]*)`")
+_COLUMN_LIST = re.compile(r"\bcolumns?\b[^:\n.]{0,40}:\s*([^\n]+?)(?:\.(?:\s|$)|\n|$)", re.IGNORECASE)
+_UNIT_KEYS = ("offset", "scale_num", "scale_den")
+_FRAME_COLUMNS = [
+    "task_id", "base_id", "variant", "domain", "ecosystem", "family", "gold_rows", "bin",
+    "columns", "row_key", "synthetic", "source",
+]
+_SHOWN_ERRORS = 10
+
+
+def _pipe_cells(line: str) -> list[str]:
+    body = line.strip()
+    body = body[1:] if body.startswith("|") else body
+    body = body[:-1] if body.endswith("|") else body
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", body)]
+
+
+def _records_of(reference: str, separator: str | None) -> list[str]:
+    text = "\n".join(reference.split(separator)) if separator else reference
+    return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("```")]
+
+
+def infer_separator(reference: str, *, width: int | None = None) -> str | None:
+    """The record separator of a one-line reference, or None.
+
+    Examples
+    --------
+    >>> infer_separator("Adams|12,Brown|7")
+    ','
+    >>> infer_separator("Adams|12;Brown|7", width=2), infer_separator("Smith, John|12")
+    (';', None)
+    """
+    lines = _records_of(reference, None)
+    if len(lines) != 1 or "|" not in lines[0]:
+        return None
+    for sep in RECORD_SEPARATORS:
+        pieces = [p.strip() for p in lines[0].split(sep)]
+        if len(pieces) < 2 or not all(pieces):
+            continue
+        widths = {len(_pipe_cells(p)) for p in pieces}
+        if len(widths) == 1 and min(widths) >= 2 and (width is None or widths == {width}):
+            return sep
+    return None
+
+
+def _in_text(name: str, text: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
+
+
+def _is_header(cells: list[str], output_format: str) -> bool:
+    if not cells or not all(_NAME.fullmatch(c) for c in cells):
+        return False
+    if len({c.casefold() for c in cells}) != len(cells):
+        return False
+    return all(_in_text(c, output_format) for c in cells) or all(_SNAKE.fullmatch(c) for c in cells)
+
+
+def _columns_from_format(output_format: str) -> tuple[list[str], str] | None:
+    for match in _CODE_SPAN.finditer(output_format):
+        cells = _pipe_cells(match.group(1))
+        if len(cells) >= 2 and all(_NAME.fullmatch(c) for c in cells):
+            return cells, "a code span in output_format"
+    match = _PIPE_RUN.search(output_format)
+    if match:
+        cells = [c.strip().rstrip(".,;:") for c in match.group(0).split("|")]
+        if all(_NAME.fullmatch(c) for c in cells):
+            return cells, "the a|b|c sequence in output_format"
+    match = _COLUMN_LIST.search(output_format)
+    if match:
+        cells = [c.strip().strip("`'\"*") for c in re.split(r",|;|\band\b", match.group(1))]
+        cells = [c for c in cells if c]
+        if cells and all(_NAME.fullmatch(c) for c in cells):
+            return cells, "the 'columns:' list in output_format"
+    return None
+
+
+def _fraction(value: Any, *, where_: str) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise SgrKitError(f"{where_}: expected a number; found {value!r}")
+    try:
+        return Fraction(str(value).strip())
+    except (ValueError, ZeroDivisionError):
+        raise SgrKitError(f"{where_}: expected a number; found {value!r}") from None
+
+
+def _field_rule(spec: Any, *, loc: str) -> FieldRule:
+    if not isinstance(spec, Mapping):
+        raise SgrKitError(f"{loc}: expected an object (type, aliases, uppercase, units); found {spec!r}")
+    ftype = spec.get("type", "string")
+    if ftype not in FIELD_TYPES:
+        raise SgrKitError(f"{loc}: type should be one of {', '.join(FIELD_TYPES)}; found {ftype!r}")
+    aliases = spec.get("aliases", {})
+    if not isinstance(aliases, Mapping) or not all(isinstance(v, str) for v in aliases.values()):
+        raise SgrKitError(f"{loc}: aliases should map strings to strings; found {aliases!r}")
+    uppercase = spec.get("uppercase", False)
+    if not isinstance(uppercase, bool):
+        raise SgrKitError(f"{loc}: uppercase should be true or false; found {uppercase!r}")
+    units_spec = spec.get("units", {})
+    if not isinstance(units_spec, Mapping):
+        raise SgrKitError(f"{loc}: units should map unit spellings to {{offset, scale_num, scale_den}}")
+    units = {}
+    for unit, conv in units_spec.items():
+        conv = {} if conv is None else conv
+        if not isinstance(conv, Mapping) or set(conv) - set(_UNIT_KEYS):
+            raise SgrKitError(
+                f"{loc}: unit {unit!r} should be an object with keys among {', '.join(_UNIT_KEYS)}; found {conv!r}"
+            )
+        offset, num, den = (
+            _fraction(conv.get(k, d), where_=f"{loc}: unit {unit!r} {k}") for k, d in zip(_UNIT_KEYS, (0, 1, 1))
+        )
+        if num == 0 or den == 0:
+            raise SgrKitError(f"{loc}: unit {unit!r}: scale_num and scale_den must not be 0")
+        units[str(unit)] = (offset, num, den)
+    return FieldRule(
+        type=ftype,
+        aliases=MappingProxyType({str(k): v for k, v in aliases.items()}),
+        uppercase=uppercase,
+        units=MappingProxyType(units),
+    )
+
+
+def _name_list(value: Any, *, loc: str, what: str) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) and v.strip() for v in value):
+        raise SgrKitError(f"{loc}: rubric '{what}' should be a non-empty list of column names; found {value!r}")
+    names = [v.strip() for v in value]
+    if len(set(names)) != len(names):
+        raise SgrKitError(f"{loc}: rubric '{what}' repeats a name: {', '.join(names)}")
+    return names
+
+
+def build_schema(rubric: Mapping[str, Any], *, reference: str, output_format: str = "", loc: str = "") -> Schema:
+    """The schema of one task (see the module docstring for the inference rules).
+
+    Parameters
+    ----------
+    rubric : mapping
+        The decoded rubric (may lack ``columns``, ``row_key`` and ``fields``).
+    reference : str
+        The reference answer text.
+    output_format : str
+        The task's output-format text.
+    loc : str
+        Location prefix for error messages (``file:line: task <id>``).
+
+    Returns
+    -------
+    Schema
+
+    Examples
+    --------
+    >>> s = build_schema({}, reference="county|population\\nAdams|12", output_format="Give county|population.")
+    >>> s.columns, s.row_key, s.declared
+    (('county', 'population'), ('county',), False)
+    >>> build_schema({}, reference="Adams|12,Brown|7", output_format="Give name|n records").record_separator
+    ','
+    """
+    separator = rubric.get("record_separator")
+    if separator in ("\n", ""):
+        separator = None
+    if separator is not None and separator not in RECORD_SEPARATORS:
+        raise SgrKitError(f"{loc}: rubric 'record_separator' should be ',' or ';'; found {separator!r}")
+    declared = "columns" in rubric
+    if declared:
+        columns = _name_list(rubric["columns"], loc=loc, what="columns")
+        if separator is None:
+            separator = infer_separator(reference, width=len(columns))
+    else:
+        if separator is None:
+            separator = infer_separator(reference)
+        records = _records_of(reference, separator)
+        first = _pipe_cells(records[0]) if records and "|" in records[0] else []
+        if _is_header(first, output_format):
+            columns = first
+        else:
+            found = _columns_from_format(output_format)
+            if found is None:
+                shown = records[0][:80] if records else "(empty)"
+                raise SgrKitError(
+                    f"{loc}: cannot tell the columns: the rubric has no 'columns', the reference's first line "
+                    f"{shown!r} is not a header, and output_format has no a|b|c sequence or 'columns: a, b' list"
+                )
+            columns, how = found
+            widths = {len(_pipe_cells(r)) for r in records if "|" in r}
+            if widths and len(columns) not in widths:
+                raise SgrKitError(
+                    f"{loc}: {len(columns)} columns inferred from {how} ({', '.join(columns)}), but the "
+                    f"reference's rows have {', '.join(map(str, sorted(widths)))} cells; declare rubric 'columns'"
+                )
+    row_key = _name_list(rubric["row_key"], loc=loc, what="row_key") if "row_key" in rubric else columns[:1]
+    unknown = [c for c in row_key if c not in columns]
+    if unknown:
+        raise SgrKitError(f"{loc}: row_key names {', '.join(unknown)}, not among the columns {', '.join(columns)}")
+    fields_spec = rubric.get("fields", {})
+    if not isinstance(fields_spec, Mapping):
+        raise SgrKitError(f"{loc}: rubric 'fields' should map column names to rules; found {fields_spec!r}")
+    fields = {}
+    for column, spec in fields_spec.items():
+        if column not in columns:
+            raise SgrKitError(f"{loc}: fields name column {column!r}, not among the columns {', '.join(columns)}")
+        fields[column] = _field_rule(spec, loc=f"{loc}: field {column!r}")
+    return Schema(
+        columns=tuple(columns),
+        row_key=tuple(row_key),
+        fields=MappingProxyType(fields),
+        record_separator=separator,
+        declared=declared,
+    )
+
+
+def _cardinality(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
+
+
+def build_task(
+    record: Record, *, allow_invalid: bool = False
+) -> tuple[Task | None, ParsedTable | None, list[Finding]]:
+    """Build one task (``base_id`` not yet paired) and parse its reference.
+
+    Returns the task (None when it cannot be built), the strict parse of its reference and the
+    findings (errors, warnings) about it.
+    """
+    data, tid = record.data, record.data["task_id"]
+    loc = f"{record.source}: task {tid}"
+    findings: list[Finding] = []
+    reference = data["oracle_answer"]
+    try:
+        schema = build_schema(data["rubric"], reference=reference, output_format=data.get("output_format", ""), loc=loc)
+        parsed = parse_answer(reference, schema, profile="strict")
+    except SgrKitError as exc:
+        return None, None, [Finding("error", tid, "schema", str(exc))]
+    stated = _cardinality(data.get("oracle_output_cardinality"))
+    if parsed.status == "parse_failure":
+        severity = "warning" if allow_invalid else "error"
+        findings.append(Finding(
+            severity, tid, "unparseable_reference",
+            f"{loc}: the reference answer does not parse with the strict parser ({parsed.reason})"
+            + ("; gold_rows taken from oracle_output_cardinality" if allow_invalid else ""),
+        ))
+        if not allow_invalid:
+            return None, parsed, findings
+        gold_rows = stated or 0
+    else:
+        gold_rows = len(parsed.rows)
+        if parsed.status == "empty":
+            message = f"{loc}: the reference answer is empty ({parsed.reason})"
+            findings.append(Finding("warning", tid, "cardinality", message))
+        findings += [Finding("warning", tid, "schema", f"{loc}: reference {issue}") for issue in parsed.issues]
+        if stated is not None and stated != gold_rows:
+            findings.append(Finding(
+                "warning", tid, "cardinality",
+                f"{loc}: oracle_output_cardinality is {stated} but the reference has {gold_rows} rows",
+            ))
+    ecosystem, family = classify_domain(data["domain"], warn=False)
+    if family == OTHER:
+        findings.append(Finding(
+            "warning", tid, "domain", f"{loc}: unknown domain {data['domain']!r}: ecosystem and family set to 'other'"
+        ))
+    variant = variant_of(tid)
+    task = Task(
+        task_id=tid,
+        base_id=tid if variant == "constraint" else tid.removesuffix("-g"),
+        variant=variant,
+        domain=data["domain"],
+        ecosystem=ecosystem,
+        family=family,
+        schema=schema,
+        reference=reference,
+        gold_rows=gold_rows,
+        bin=cardinality_bin(gold_rows),
+        instruction=data.get("instruction", ""),
+        output_format=data.get("output_format", ""),
+        metadata=MappingProxyType(dict(data["metadata"])),
+        rubric=MappingProxyType(dict(data["rubric"])),
+        source=record.source,
+    )
+    return task, parsed, findings
+
+
+class TaskSet(Mapping[str, Task]):
+    """A read-only mapping task_id -> Task, constraint ids sorted, each followed by its goal variant.
+
+    Attributes
+    ----------
+    pairs : tuple of (str, str)
+        ``(constraint_id, goal_id)`` for every goal task whose base task is loaded.
+    decisions : tuple of PairingDecision
+        How every goal task (and every constraint task without a goal variant) was paired.
+    warnings : tuple of str
+        The warnings emitted while loading.
+    notes : tuple of str
+        Informational notes (folders skipped, identical copies collapsed...).
+    """
+
+    def __init__(self, tasks=(), *, decisions=(), warnings=(), notes=()) -> None:
+        ordered = sorted(tasks, key=lambda t: (t.base_id, t.variant != "constraint", t.task_id))
+        self._tasks = {t.task_id: t for t in ordered}
+        position = {tid: i for i, tid in enumerate(self._tasks)}
+        self.decisions: tuple[PairingDecision, ...] = tuple(
+            sorted(decisions, key=lambda d: position.get(d.task_id, len(position)))
+        )
+        self.warnings: tuple[str, ...] = tuple(warnings)
+        self.notes: tuple[str, ...] = tuple(notes)
+        self.pairs: tuple[tuple[str, str], ...] = tuple(
+            (t.base_id, t.task_id) for t in ordered
+            if t.variant == "goal" and t.base_id in self._tasks and self._tasks[t.base_id].variant == "constraint"
+        )
+
+    def __getitem__(self, task_id: str) -> Task:
+        return self._tasks[task_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tasks)
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def __repr__(self) -> str:
+        n_goal = sum(t.variant == "goal" for t in self._tasks.values())
+        return f"TaskSet({len(self)} tasks: {len(self) - n_goal} constraint, {n_goal} goal, {len(self.pairs)} pairs)"
+
+    def frame(self) -> pd.DataFrame:
+        """The tasks as a tidy table, one row per task, in the set's order.
+
+        Returns
+        -------
+        DataFrame
+            Columns ``task_id, base_id, variant, domain, ecosystem, family, gold_rows, bin,
+            columns`` (the number of schema columns), ``row_key`` (names joined by ``|``),
+            ``synthetic, source``.
+        """
+        rows = [
+            (t.task_id, t.base_id, t.variant, t.domain, t.ecosystem, t.family, t.gold_rows, t.bin,
+             len(t.schema.columns), "|".join(t.schema.row_key), t.synthetic, t.source)
+            for t in self._tasks.values()
+        ]
+        frame = pd.DataFrame(rows, columns=_FRAME_COLUMNS)
+        return frame.astype({"gold_rows": "int64", "columns": "int64", "synthetic": "bool"})
+
+
+def collect(
+    sources: list[Any], *, pairing: Any = None, strict_pairing: bool = False, allow_invalid: bool = False
+) -> tuple[TaskSet, list[Finding]]:
+    """Read, build and pair every task, collecting every finding instead of stopping at the first."""
+    records, findings = read_sources(sources)
+    built: dict[str, Task] = {}
+    canon: dict[str, tuple] = {}
+    for record in records:
+        task, parsed, more = build_task(record, allow_invalid=allow_invalid)
+        findings += more
+        if task is None:
+            continue
+        built[task.task_id] = task
+        try:
+            canon[task.task_id], duplicated = canonical_reference(task, parsed)
+        except SgrKitError as exc:
+            findings.append(Finding("error", task.task_id, "schema", f"{task.source}: task {task.task_id}: {exc}"))
+            del built[task.task_id]
+            continue
+        if duplicated:
+            findings.append(Finding(
+                "warning", task.task_id, "schema",
+                f"{task.source}: task {task.task_id}: the reference repeats row key(s) {', '.join(duplicated)}; "
+                f"reference keys should be unique",
+            ))
+    paired, decisions, more = assign_bases(built, canon, pairing=pairing)
+    if strict_pairing:  # a goal task must pair by its suffix (or the pairing file) with the same reference
+        more = [
+            dataclasses.replace(f, severity="error") if f.severity == "warning" and f.kind in ("pairing", "unpaired")
+            else f
+            for f in more
+        ]
+    findings += more
+    taskset = TaskSet(
+        paired.values(),
+        decisions=decisions,
+        warnings=[f.message for f in findings if f.severity == "warning"],
+        notes=[f.message for f in findings if f.severity == "info" and f.kind not in ("pairing", "unpaired")],
+    )
+    return taskset, findings
+
+
+def load_tasks(
+    source: Any, *more_sources: Any, pairing: Any = None, strict_pairing: bool = False, allow_invalid: bool = False
+) -> TaskSet:
+    """Load SGR-Bench tasks from release files, folders, parquet files or a Hugging Face dataset.
+
+    Parameters
+    ----------
+    source : path, dataset id, or list of them
+        See :mod:`sgr_kit.load.release` for the formats; several sources merge.
+    *more_sources : path or dataset id
+        More sources (e.g. ``constraint.jsonl, goal.jsonl``).
+    pairing : path, optional
+        A CSV/JSON/JSONL file of ``task_id, base_id`` that overrides the pairing of goal tasks.
+    strict_pairing : bool, default False
+        Make every pairing warning an error: each goal task must share its reference and schema
+        with its ``-g``-less partner (or with the base the pairing file gives), and no base may
+        have two goal variants.
+    allow_invalid : bool, default False
+        Keep tasks whose reference does not parse (with a warning) instead of raising.
+
+    Returns
+    -------
+    TaskSet
+
+    Raises
+    ------
+    SgrKitError
+        Listing every error found (unreadable files, bad lines, duplicate ids, schema problems,
+        unparseable references, bad pairing file), each with its file, line and task.
+
+    Warns
+    -----
+    UserWarning
+        For every warning (pairing by shared reference, unknown domains, cardinality mismatches...);
+        they are also kept in ``TaskSet.warnings``.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> rows = [{"task_id": t, "domain": "NVD", "oracle_answer": "cve|score\\nCVE-1|9.8\\nCVE-2|7.5",
+    ...          "output_format": "Return cve|score rows."} for t in ("nvd_001", "nvd_001-g")]
+    >>> _ = (folder / "tasks.jsonl").write_text("\\n".join(json.dumps(r) for r in rows))
+    >>> tasks = load_tasks(folder / "tasks.jsonl")
+    >>> tasks
+    TaskSet(2 tasks: 1 constraint, 1 goal, 1 pairs)
+    >>> t = tasks["nvd_001-g"]
+    >>> t.base_id, t.variant, t.family, t.gold_rows, t.bin, t.schema.columns
+    ('nvd_001', 'goal', 'vulnerability databases', 2, '1-2', ('cve', 'score'))
+    """
+    taskset, findings = collect(
+        as_source_list(source, *more_sources), pairing=pairing, strict_pairing=strict_pairing,
+        allow_invalid=allow_invalid,
+    )
+    errors = [f.message for f in findings if f.severity == "error"]
+    if errors:
+        shown = errors[:_SHOWN_ERRORS]
+        more = len(errors) - len(shown)
+        tail = f"\n... and {more} more error(s); `sgr-kit validate --tasks ...` lists them all" if more else ""
+        raise SgrKitError("\n".join(shown) + tail)
+    unpaired = [f for f in findings if f.severity == "warning" and f.kind == "unpaired"]
+    for f in findings:
+        if f.severity == "warning" and (f.kind != "unpaired" or len(unpaired) <= 3):
+            warnings.warn(f.message, UserWarning, stacklevel=2)
+    if len(unpaired) > 3:
+        ids = ", ".join(f.task_id for f in unpaired[:5]) + (", ..." if len(unpaired) > 5 else "")
+        warnings.warn(
+            f"{len(unpaired)} goal tasks have no constraint task loaded ({ids}); their base_id is their id "
+            f"without '-g' (see TaskSet.decisions)",
+            UserWarning,
+            stacklevel=2,
+        )
+    return taskset

@@ -1,0 +1,159 @@
+"""Shared test fixtures: a task factory, a seeded random generator, the release fixtures.
+
+``make_task`` (fixture) returns :func:`build_task`, which builds a
+:class:`sgr_kit.types.Task` from columns and reference rows (or text), e.g.::
+
+    def test_something(make_task):
+        task = make_task(("id", "n"), rows=[("a", "1"), ("b", "2")],
+                         fields={"n": {"type": "integer"}})
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pytest
+
+from sgr_kit.taxonomy import cardinality_bin, classify_domain
+from sgr_kit.types import FieldRule, Schema, Task
+
+#: Where the real release-format tasks live, beside the checkout (never copied into it).
+RELEASE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "release-format"
+
+SEED = 20240611
+
+
+def _fraction(value: Any) -> Fraction:
+    return value if isinstance(value, Fraction) else Fraction(str(value))
+
+
+def field_rule(spec: FieldRule | Mapping[str, Any]) -> FieldRule:
+    """A FieldRule from a FieldRule or a release-style dict.
+
+    ``{"type": "decimal", "units": {"deg F": {"offset": 32, "scale_num": 5, "scale_den": 9}}}``;
+    a unit may also be given as an ``(offset, scale_num, scale_den)`` tuple.
+    """
+    if isinstance(spec, FieldRule):
+        return spec
+    units = {}
+    for spelling, conversion in (spec.get("units") or {}).items():
+        if isinstance(conversion, Mapping):
+            conversion = (conversion.get("offset", 0), conversion.get("scale_num", 1), conversion.get("scale_den", 1))
+        units[spelling] = tuple(_fraction(v) for v in conversion)
+    return FieldRule(
+        type=spec.get("type", "string"),
+        aliases=dict(spec.get("aliases") or {}),
+        uppercase=bool(spec.get("uppercase", False)),
+        units=units,
+    )
+
+
+def table_text(columns: Sequence[str] | None, rows: Sequence[Sequence[str]]) -> str:
+    """A pipe table, one line per row, with a header line when ``columns`` is given."""
+    lines = ["|".join(columns)] if columns else []
+    lines += ["|".join(row) for row in rows]
+    return "\n".join(lines)
+
+
+def build_task(
+    columns: Sequence[str] = ("id", "a", "b"),
+    reference: str | None = None,
+    *,
+    rows: Sequence[Sequence[str]] | None = None,
+    header: bool = True,
+    row_key: Sequence[str] | None = None,
+    fields: Mapping[str, FieldRule | Mapping[str, Any]] | None = None,
+    record_separator: str | None = None,
+    task_id: str = "test_task_001",
+    base_id: str | None = None,
+    variant: str | None = None,
+    domain: str = "NVD",
+    gold_rows: int | None = None,
+    instruction: str = "",
+    output_format: str = "",
+    metadata: Mapping[str, Any] | None = None,
+    source: str = "tests",
+) -> Task:
+    """Build a Task for tests.
+
+    Parameters
+    ----------
+    columns : sequence of str
+        Schema columns, in order.
+    reference : str, optional
+        The reference text; default: ``rows`` as a pipe table.
+    rows : sequence of sequence of str, optional
+        Reference rows (used when ``reference`` is None; default three rows
+        ``(str(i), f"{column}{i}", ...)`` for i = 1, 2, 3, e.g. ``("1", "a1", "b1")``).
+    header : bool, default True
+        Put a header line above ``rows`` in the built reference.
+    row_key : sequence of str, optional
+        Default: the first column.
+    fields : mapping, optional
+        Column -> FieldRule or release-style dict (see :func:`field_rule`).
+    record_separator : str, optional
+    task_id, base_id, variant, domain : str
+        ``variant`` defaults from the id (``-g`` suffix -> goal), ``base_id`` to
+        the id without ``-g``; ecosystem and family follow the domain.
+    gold_rows : int, optional
+        Default: ``len(rows)`` or the number of data lines of ``reference``.
+    """
+    columns = tuple(columns)
+    if reference is None:
+        if rows is None:
+            rows = [tuple(f"{c}{i}" if n else str(i) for n, c in enumerate(columns)) for i in (1, 2, 3)]
+        reference = table_text(columns if header else None, rows)
+    if gold_rows is None:
+        if rows is not None:
+            gold_rows = len(rows)
+        else:
+            names = "|".join(columns).casefold()
+            gold_rows = sum(1 for line in reference.splitlines() if line.strip() and line.strip().casefold() != names)
+    schema = Schema(
+        columns=columns,
+        row_key=tuple(row_key) if row_key is not None else columns[:1],
+        fields={c: field_rule(spec) for c, spec in (fields or {}).items()},
+        record_separator=record_separator,
+    )
+    ecosystem, family = classify_domain(domain, warn=False)
+    if variant is None:
+        variant = "goal" if task_id.endswith("-g") else "constraint"
+    return Task(
+        task_id=task_id,
+        base_id=base_id or task_id.removesuffix("-g"),
+        variant=variant,
+        domain=domain,
+        ecosystem=ecosystem,
+        family=family,
+        schema=schema,
+        reference=reference,
+        gold_rows=gold_rows,
+        bin=cardinality_bin(gold_rows),
+        instruction=instruction,
+        output_format=output_format,
+        metadata=dict(metadata or {}),
+        source=source,
+    )
+
+
+@pytest.fixture
+def make_task():
+    """The :func:`build_task` factory."""
+    return build_task
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    """A seeded NumPy random generator (same draws on every run)."""
+    return np.random.default_rng(SEED)
+
+
+@pytest.fixture
+def release_dir() -> Path:
+    """The real release-format fixtures (``../shared/fixtures/release-format``); skips when absent."""
+    if not RELEASE_DIR.is_dir():
+        pytest.skip("release-format fixtures absent: expected ../shared/fixtures/release-format beside the checkout")
+    return RELEASE_DIR

@@ -1,0 +1,177 @@
+"""Loading answers: JSONL, CSV and <system>/<task_id>.<ext> folders."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sgr_kit.errors import SgrKitError
+from sgr_kit.load import RunSet, load_runs, load_tasks
+from sgr_kit.types import Answer
+
+TASKS = ["nvd_001", "nvd_001-g", "census_001"]
+
+
+def write_jsonl(path: Path, entries: list) -> Path:
+    path.write_text("\n".join(e if isinstance(e, str) else json.dumps(e) for e in entries) + "\n", encoding="utf-8")
+    return path
+
+
+def entry(system="s1", task_id="nvd_001", answer="CVE-1|9.8", **extra) -> dict:
+    return {"system": system, "task_id": task_id, "answer": answer, **extra}
+
+
+def test_jsonl_answers_with_repeats_nulls_and_json_answers(tmp_path):
+    path = write_jsonl(tmp_path / "runs.jsonl", [
+        entry(),
+        "",
+        entry(repeat=1, answer="  CVE-1|9.8\n"),
+        entry(task_id="nvd_001-g", repeat="2", answer=[{"cve_id": "CVE-1", "score": 9.8}]),
+        entry(system="s2", answer=None),
+    ])
+    runs = load_runs(path, tasks=TASKS)
+    assert isinstance(runs, RunSet) and all(isinstance(a, Answer) for a in runs)
+    assert [(a.system, a.task_id, a.repeat) for a in runs] == [("s1", "nvd_001", 0), ("s1", "nvd_001", 1),
+                                                                ("s1", "nvd_001-g", 2)]
+    assert runs[1].text == "  CVE-1|9.8\n"  # exactly as given
+    assert json.loads(runs[2].text) == [{"cve_id": "CVE-1", "score": 9.8}]
+    assert runs[2].source == f"{path}:4"
+    assert runs.systems == ("s1", "s2")
+    assert runs.nulls == (("s2", "nvd_001", 0, f"{path}:5"),)
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ("{nope", r"runs\.jsonl:2: not valid JSON"),
+        ('["s1", "nvd_001"]', r"runs\.jsonl:2: expected an object with system, task_id, answer; found list"),
+        (json.dumps({"system": "s1", "answer": "x"}), r"runs\.jsonl:2: key\(s\) task_id missing"),
+        (json.dumps(entry(system="  ")), r"runs\.jsonl:2: system name is empty"),
+        (json.dumps(entry(task_id="")), r"runs\.jsonl:2: task_id is empty"),
+        (json.dumps(entry(repeat=-1)), r"runs\.jsonl:2: repeat should be an integer >= 0; found -1"),
+        (json.dumps(entry(repeat="first")), r"runs\.jsonl:2: repeat should be an integer >= 0; found 'first'"),
+        (json.dumps(entry(repeat=1.5)), r"runs\.jsonl:2: repeat should be an integer >= 0; found 1\.5"),
+        (json.dumps(entry(repeat=True)), r"runs\.jsonl:2: repeat should be an integer >= 0; found True"),
+        (json.dumps(entry(answer=42)), r"runs\.jsonl:2: answer should be a string, null, or a JSON object or list"),
+        (json.dumps(entry(task_id="nvd_01")), r"runs\.jsonl:2: unknown task id 'nvd_01' \(not among the 3 loaded "
+                                              r"tasks\); closest known ids: nvd_001"),
+        (json.dumps(entry(repeat=0)), r"runs\.jsonl:2: duplicate answer for system 's1', task nvd_001, repeat 0 "
+                                      r"\(first at .*runs\.jsonl:1\)"),
+    ],
+)
+def test_jsonl_errors_name_file_and_line(tmp_path, bad, message):
+    path = write_jsonl(tmp_path / "runs.jsonl", [entry(), bad])
+    with pytest.raises(SgrKitError, match=message):
+        load_runs(path, tasks=TASKS)
+
+
+def test_unknown_ids_pass_without_tasks(tmp_path):
+    runs = load_runs(write_jsonl(tmp_path / "runs.jsonl", [entry(task_id="anything")]))
+    assert runs[0].task_id == "anything"
+
+
+def test_csv_with_multiline_answers_reports_starting_lines(tmp_path):
+    path = tmp_path / "runs.csv"
+    path.write_text(
+        'system,task_id,repeat,answer,notes\n'
+        's1,nvd_001,,"cve_id|score\nCVE-1|9.8\nCVE-2|7.5",x\n'
+        's1,nvd_001,1,"CVE-1|9.8",\n'
+        's2,census_001,0,,\n',
+        encoding="utf-8",
+    )
+    runs = load_runs(path, tasks=TASKS)
+    assert [(a.system, a.task_id, a.repeat, a.source) for a in runs] == [
+        ("s1", "nvd_001", 0, f"{path}:2"), ("s1", "nvd_001", 1, f"{path}:5"), ("s2", "census_001", 0, f"{path}:6"),
+    ]
+    assert runs[0].text == "cve_id|score\nCVE-1|9.8\nCVE-2|7.5"
+    assert runs[2].text == ""  # an empty cell is an empty answer, not a missing one
+
+
+def test_csv_errors_name_file_and_line(tmp_path):
+    path = tmp_path / "runs.csv"
+    path.write_text("system,answer\ns1,x\n", encoding="utf-8")
+    with pytest.raises(SgrKitError, match=r"runs\.csv:1: column\(s\) task_id missing from the header"):
+        load_runs(path)
+    path.write_text('system,task_id,answer\ns1,nvd_001,"a\nb"\ns1,nvd_002,x\ns1,nvd_001,y\n', encoding="utf-8")
+    with pytest.raises(SgrKitError, match=r"runs\.csv:5: duplicate answer .* \(first at .*runs\.csv:2\)"):
+        load_runs(path)
+    path.write_text("system,task_id,answer\ns1,nvd_001,x,extra\n", encoding="utf-8")
+    with pytest.raises(SgrKitError, match=r"runs\.csv:2: more cells than header columns"):
+        load_runs(path)
+    path.write_text("system,task_id,answer,repeat\ns1,nvd_001,x,one\n", encoding="utf-8")
+    with pytest.raises(SgrKitError, match=r"runs\.csv:2: repeat should be an integer >= 0; found 'one'"):
+        load_runs(path)
+
+
+def test_folder_layouts(tmp_path):
+    (tmp_path / "s1").mkdir()
+    (tmp_path / "s1" / "nvd_001.md").write_text("| cve_id | score |\n|---|---|\n| CVE-1 | 9.8 |\n", encoding="utf-8")
+    (tmp_path / "s1" / "nvd_001-g.json").write_text('[{"cve_id": "CVE-1"}]', encoding="utf-8")
+    (tmp_path / "s1" / ".DS_Store").write_bytes(b"\x00\xff")
+    (tmp_path / "s2" / "census_001").mkdir(parents=True)
+    (tmp_path / "s2" / "census_001" / "0.txt").write_text("Adams|12", encoding="utf-8")
+    (tmp_path / "s2" / "census_001" / "3.txt").write_text("NONE", encoding="utf-8")
+    write_jsonl(tmp_path / "more.jsonl", [entry(system="s3")])
+    (tmp_path / "README.md").write_text("answers of three systems", encoding="utf-8")
+    runs = load_runs(tmp_path, tasks=TASKS)
+    assert sorted((a.system, a.task_id, a.repeat) for a in runs) == [
+        ("s1", "nvd_001", 0), ("s1", "nvd_001-g", 0), ("s2", "census_001", 0), ("s2", "census_001", 3),
+        ("s3", "nvd_001", 0),
+    ]
+    by_key = {(a.system, a.task_id, a.repeat): a for a in runs}
+    assert by_key[("s1", "nvd_001-g", 0)].text == '[{"cve_id": "CVE-1"}]'
+    assert by_key[("s2", "census_001", 3)].source == str(tmp_path / "s2" / "census_001" / "3.txt")
+
+
+@pytest.mark.parametrize(
+    ("relative", "content", "message"),
+    [
+        ("s1/nvd_001.txt", b"\xff\xfe bad", r"s1/nvd_001\.txt: not UTF-8 text"),
+        ("s1/nvd_001.docx", b"x", r"s1/nvd_001\.docx: expected an answer file <system>/<task_id>\.<md\|txt\|json>"),
+        ("s1/nvd_001/first.md", b"x", r"s1/nvd_001/first\.md: expected <system>/<task_id>/<repeat>\.<md\|txt\|json> "
+                                      r"with a numeric repeat"),
+        ("s1/nvd_999.md", b"x", r"s1/nvd_999\.md: unknown task id 'nvd_999'"),
+    ],
+)
+def test_folder_errors_name_the_file(tmp_path, relative, content, message):
+    path = tmp_path / relative
+    path.parent.mkdir(parents=True)
+    path.write_bytes(content)
+    with pytest.raises(SgrKitError, match=message):
+        load_runs(tmp_path, tasks=TASKS)
+
+
+def test_folder_duplicate_across_layouts(tmp_path):
+    (tmp_path / "s1" / "nvd_001").mkdir(parents=True)
+    (tmp_path / "s1" / "nvd_001" / "0.md").write_text("a", encoding="utf-8")
+    (tmp_path / "s1" / "nvd_001.md").write_text("b", encoding="utf-8")
+    with pytest.raises(SgrKitError, match=r"s1/nvd_001\.md: duplicate answer for system 's1', task nvd_001, repeat 0 "
+                                          r"\(first at .*s1/nvd_001/0\.md\)"):
+        load_runs(tmp_path)
+
+
+def test_several_sources_merge_and_clash(tmp_path):
+    a = write_jsonl(tmp_path / "a.jsonl", [entry()])
+    b = write_jsonl(tmp_path / "b.jsonl", [entry(system="s2")])
+    assert [x.system for x in load_runs([a, b])] == ["s1", "s2"]
+    with pytest.raises(SgrKitError, match=r"a\.jsonl:1: duplicate answer .*first at .*a\.jsonl:1"):
+        load_runs([a, a])
+
+
+def test_bad_sources(tmp_path):
+    with pytest.raises(SgrKitError, match=r"runs source .*nope\.jsonl: no such file or folder"):
+        load_runs(tmp_path / "nope.jsonl")
+    (tmp_path / "runs.txt").write_text("x", encoding="utf-8")
+    with pytest.raises(SgrKitError, match=r"runs source .*runs\.txt: expected a \.jsonl or \.csv file or a folder"):
+        load_runs(tmp_path / "runs.txt")
+
+
+def test_task_ids_checked_against_a_taskset(release_dir, tmp_path):
+    tasks = load_tasks(release_dir)
+    path = write_jsonl(tmp_path / "runs.jsonl", [entry(task_id="arxiv_historical_title_001-g"),
+                                                 entry(task_id="arxiv_historical_title_01")])
+    with pytest.raises(SgrKitError, match=r"runs\.jsonl:2: unknown task id 'arxiv_historical_title_01' .*closest "
+                                          r"known ids: arxiv_historical_title_001"):
+        load_runs(path, tasks=tasks)

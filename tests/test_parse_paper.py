@@ -1,0 +1,322 @@
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sgr_kit.errors import SgrKitError
+from sgr_kit.parse import parse_answer
+from sgr_kit.parse.paper import normalize_name, parse_paper
+from sgr_kit.parse.strict import parse_strict
+from sgr_kit.types import Schema
+
+SCHEMA = Schema(columns=("id", "name", "n"), row_key=("id",))
+ROWS = (("a", "x", "1"), ("b", "y", "2"))
+
+
+def parsed(text, schema=SCHEMA):
+    table = parse_paper(text, schema)
+    assert table.status == "parsed", (table.reason, table.issues)
+    return table
+
+
+# --- input formats
+
+
+def test_markdown_table_with_prose_and_fence():
+    text = "Here is the table:\n\n```markdown\n| ID | Name | N |\n|:---|---|--:|\n| a | x | 1 |\n| b | y | 2 |\n```\n\nBye."
+    t = parsed(text)
+    assert t.rows == ROWS and t.format == "pipe" and t.header == ("ID", "Name", "N") and t.lines == (6, 7)
+    assert any("prose" in issue for issue in t.issues)
+
+
+def test_native_pipe_rows_without_header():
+    t = parsed("a|x|1\nb|y|2")
+    assert t.rows == ROWS and t.header is None and t.format == "pipe"
+
+
+def test_escaped_pipes_and_blank_lines_inside_a_table():
+    t = parsed("| id | name | n |\n|---|---|---|\n| a | x \\| z | 1 |\n\n| b | y | 2 |")
+    assert t.rows == (("a", "x | z", "1"), ("b", "y", "2"))
+
+
+def test_tsv_with_header():
+    t = parsed("id\tname\tn\na\tx\t1\nb\ty\t2\n")
+    assert t.rows == ROWS and t.format == "tsv"
+
+
+def test_csv_with_header_and_quoted_commas():
+    t = parsed('Answer:\nID,Name,N\na,"x, z",1\nb,y,2')
+    assert t.rows == (("a", "x, z", "1"), ("b", "y", "2")) and t.format == "csv"
+
+
+def test_csv_without_header_of_the_schema_width():
+    assert parsed("a,x,1\nb,y,2").rows == ROWS
+    assert parsed("a,x,1").rows == (("a", "x", "1"),)  # the whole answer
+
+
+def test_prose_with_commas_is_not_a_csv_row():
+    for text in ("First, I searched, then I stopped.", "Note: a, b\nand c, d, e, f"):
+        t = parse_paper(text, SCHEMA)
+        assert t.status == "parse_failure" and "not read as a table" in t.reason
+
+
+def test_html_table():
+    text = ("<p>Result</p><table>\n<thead><tr><th>Name</th><th>ID</th><th>N</th></tr></thead>\n<tbody>"
+            "<tr><td>x &amp; co</td><td>a</td><td>1</td></tr>\n<tr><td>y</td><td>b</td><td>2</td></tr></tbody></table>")
+    t = parsed(text)
+    assert t.rows == (("a", "x & co", "1"), ("b", "y", "2")) and t.format == "html" and t.header == ("Name", "ID", "N")
+
+
+def test_html_without_th_uses_the_first_row_when_it_names_columns():
+    t = parsed("<table><tr><td>id</td><td>name</td><td>n</td></tr><tr><td>a</td><td>x</td><td>1</td></tr></table>")
+    assert t.rows == (("a", "x", "1"),)
+
+
+def test_html_without_header_is_taken_by_position_even_unclosed():
+    assert parsed("<table><tr><td>a</td><td>x</td><td>1</td></tr>").rows == (("a", "x", "1"),)
+
+
+def test_json_objects_without_fields_are_not_a_table():
+    assert parse_paper("[{}, {}]", SCHEMA).status == "parse_failure"
+    assert parsed('[{}, {"id": "a"}]').rows == (("", "", ""), ("a", "", ""))  # an empty object is an empty row
+
+
+def test_json_list_of_objects_keeps_number_text():
+    text = '```json\n[{"id": "a", "name": "x", "n": 1.50}, {"n": 2, "id": "b", "name": null}]\n```'
+    t = parsed(text)
+    assert t.rows == (("a", "x", "1.50"), ("b", "", "2")) and t.format == "json"
+
+
+def test_json_list_of_lists_with_and_without_header():
+    assert parsed('[["id", "name", "n"], ["a", "x", 1]]').rows == (("a", "x", "1"),)
+    assert parsed('[["a", "x", 1], ["b", "y", 2]]').rows == ROWS
+
+
+def test_json_object_wrapping_rows_and_one_object_per_line():
+    assert parsed('{"rows": [{"id": "a", "name": "x", "n": "1"}]}').rows == (("a", "x", "1"),)
+    t = parsed('{"id": "a", "name": "x", "n": 1}\n{"id": "b", "name": "y", "n": 2}')
+    assert t.rows == ROWS and t.lines == (1, 2)
+
+
+def test_json_list_cells_are_joined():
+    schema = Schema(columns=("id", "ids"), row_key=("id",))
+    assert parsed('[{"id": "a", "ids": ["u1", "u2"]}]', schema).rows == (("a", "u1; u2"),)
+
+
+def test_json_empty_list_is_the_empty_answer():
+    t = parse_paper("[]", SCHEMA)
+    assert t.status == "empty" and t.reason == "empty JSON list"
+
+
+def test_bracketed_prose_is_not_json():
+    t = parsed("[1] Smith et al.\n| a | x | 1 |")
+    assert t.rows == (("a", "x", "1"),) and t.format == "pipe"
+
+
+def test_records_on_one_line():
+    # Release README: census_001 asks for "counties separated by English commas", records a|b|c.
+    schema = Schema(columns=("county", "pop", "st"), row_key=("county",), record_separator=",")
+    expected = (("A", "1", "x"), ("B", "2", "y"))
+    assert parsed("A|1|x, B|2|y", schema).rows == expected
+    assert parsed("| A | 1 | x |, | B | 2 | y |,", schema).rows == expected
+    t = parsed("Loving County, Texas|1,234|TX, Kenedy County, Texas|350|TX", schema)
+    assert t.rows == (("Loving County, Texas", "1,234", "TX"), ("Kenedy County, Texas", "350", "TX"))
+    assert t.format == "records"
+    assert parsed("county|pop|st\nA|1|x, B|2|y", schema).rows == expected
+
+
+def test_one_column_records_on_one_line():
+    schema = Schema(columns=("county",), row_key=("county",), record_separator=";")
+    assert parsed("A; B; C", schema).rows == (("A",), ("B",), ("C",))
+
+
+# --- headers
+
+
+def test_header_names_ignore_case_spaces_underscores_and_punctuation():
+    assert normalize_name("Predecessor-ID (arXiv)") == "predecessoridarxiv"
+    schema = Schema(columns=("predecessor_id", "selected_version"), row_key=("predecessor_id",))
+    t = parsed("| **Predecessor ID** | Selected Version |\n|---|---|\n| 1 | v2 |", schema)
+    assert t.rows == (("1", "v2"),) and not t.extra_columns
+
+
+def test_header_in_another_order_maps_by_name():
+    t = parsed("| n | name | id |\n|---|---|---|\n| 1 | x | a |")
+    assert t.rows == (("a", "x", "1"),)
+    assert "header columns in another order: cells mapped by name" in t.issues
+
+
+def test_header_naming_a_subset_gives_empty_cells():
+    t = parsed("| id | n |\n|---|---|\n| a | 1 |")
+    assert t.rows == (("a", "", "1"),)
+    assert any("columns missing from the answer (empty cells): name" in i for i in t.issues)
+
+
+def test_header_naming_a_superset_gives_extra_cells():
+    t = parsed("| id | source | name | n |\n|---|---|---|---|\n| a | web | x | 1 |\n| b |  | y | 2 |")
+    assert t.rows == (("a", "x", "1", "web"), ("b", "y", "2")) and t.extra_columns == ("source",)
+
+
+def test_a_header_without_schema_names_maps_by_position():
+    t = parsed("| Ident | Label | Count |\n|---|---|---|\n| a | x | 1 |")
+    assert t.rows == (("a", "x", "1"),) and t.header == ("Ident", "Label", "Count")
+
+
+def test_repeated_header_lines_are_skipped():
+    t = parsed("id|name|n\na|x|1\nid|name|n\nb|y|2")
+    assert t.rows == ROWS
+
+
+def test_a_data_row_is_not_mistaken_for_a_header():
+    schema = Schema(columns=("name", "kind"), row_key=("name",))
+    assert parsed("Name|mammal\nfox|mammal", schema).rows == (("Name", "mammal"), ("fox", "mammal"))
+
+
+# --- several tables
+
+
+def test_the_table_whose_header_matches_is_scored():
+    text = "Draft:\n| a | b |\n|---|---|\n| 1 | 2 |\n\nFinal:\n| id | name | n |\n|---|---|---|\n| a | x | 1 |"
+    t = parsed(text)
+    assert t.rows == (("a", "x", "1"),) and t.table == 1
+    assert any(i.startswith("table 2 of 2 scored") for i in t.issues)
+
+
+def test_ties_go_to_the_first_table():
+    text = "| id | name | n |\n|---|---|---|\n| a | x | 1 |\n\n| id | name | n |\n|---|---|---|\n| b | y | 2 |"
+    t = parsed(text)
+    assert t.rows == (("a", "x", "1"),) and t.table == 0
+
+
+def test_between_tables_without_headers_the_well_formed_one_wins():
+    t = parsed("Filters: state | year\n\nresult:\n\na|x|1\nb|y|2")
+    assert t.rows == ROWS and t.table == 1
+
+
+# --- NONE and failures
+
+
+@pytest.mark.parametrize("text", [
+    "NONE", " none \n", "**NONE**", "*None*", "_NONE_", "`NONE`", "NONE.", "```\nNONE\n```",
+    "id|name|n\nNONE", "| id | name | n |\n|---|---|---|\n| NONE | | |", "I found no qualifying rows.\n\nNONE",
+])
+def test_none_variants_are_the_empty_answer(text):
+    t = parse_paper(text, SCHEMA)
+    assert t.status == "empty" and t.reason.startswith("answer is NONE") and t.rows == ()
+
+
+def test_a_table_beside_none_is_scored():
+    t = parsed("NONE\n| a | x | 1 |")
+    assert t.rows == (("a", "x", "1"),) and any("NONE" in i for i in t.issues)
+
+
+def test_empty_text_is_empty():
+    assert parse_paper("  \n ", SCHEMA).status == "empty"
+
+
+def test_failures_say_what_was_seen():
+    assert parse_paper("Sorry, I could not.\nMaybe later", SCHEMA).reason.startswith("no table found: 1 line of prose")
+    t = parse_paper("| id | name | n |\n|---|---|---|", SCHEMA)
+    assert t.status == "parse_failure" and t.reason == "no data row: only a header line"
+
+
+def test_wrong_widths_are_kept_and_recorded():
+    t = parsed("a|x\nb|y|2|extra")
+    assert t.rows == (("a", "x"), ("b", "y", "2", "extra"))
+    assert "line 1: wrong_width (2 cells, expected 3)" in t.issues
+
+
+def test_non_text_input_is_an_error():
+    with pytest.raises(SgrKitError, match="expected str, found bytes"):
+        parse_paper(b"a|b", SCHEMA)
+
+
+def test_parse_answer_dispatches_to_the_paper_parser():
+    assert parse_answer("| n | id | name |\n|--|--|--|\n| 1 | a | x |", SCHEMA).rows == (("a", "x", "1"),)
+
+
+# --- a superset of strict
+
+
+cell = st.text(alphabet="abcXY019 .-_", min_size=1, max_size=6).map(str.strip).filter(bool)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rows=st.lists(st.tuples(cell, cell, cell), min_size=1, max_size=8),
+    header=st.booleans(),
+    rule=st.booleans(),
+    prose=st.sampled_from(["", "Here is the answer:\n\n", "Answer\n```\n"]),
+    outer=st.booleans(),
+    tsv=st.booleans(),
+)
+def test_plain_tables_parse_as_strict_does(rows, header, rule, prose, outer, tsv):
+    sep = "\t" if tsv else "|"
+    edge = "|" if outer and not tsv else ""
+    lines = [f"{edge}{sep.join(SCHEMA.columns)}{edge}"] if header else []
+    if header and rule and not tsv:
+        lines.append("|---|---|---|")
+    lines += [f"{edge}{sep.join(r)}{edge}" for r in rows]
+    text = prose + "\n".join(lines)
+    paper, strict = parse_paper(text, SCHEMA), parse_strict(text, SCHEMA)
+    assert strict.status == "parsed"
+    assert paper.rows == strict.rows and paper.lines == strict.lines
+
+
+def test_release_references_parse_as_strict_does(release_dir):
+    for name in ("constraint.jsonl", "goal.jsonl"):
+        for line in (release_dir / name).read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            columns = tuple(record["rubric"]["columns"])
+            schema = Schema(columns=columns, row_key=tuple(record["rubric"]["row_key"]))
+            paper = parse_paper(record["oracle_answer"], schema)
+            assert paper.rows == parse_strict(record["oracle_answer"], schema).rows
+            assert len(paper.rows) == record["oracle_output_cardinality"]
+
+
+# --- robustness and speed
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=300))
+def test_arbitrary_text_never_raises(text):
+    t = parse_paper(text, SCHEMA)
+    assert t.status in ("parsed", "empty", "parse_failure")
+    assert t.status != "parse_failure" or t.reason
+
+
+table_chars = st.text(alphabet='|,\t\n []{}<>"`*-:NOoEe,a1\\/;tabler<>td', max_size=200)
+
+
+@settings(max_examples=500, deadline=None)
+@given(table_chars, st.sampled_from([None, ",", ";"]), st.integers(1, 4))
+def test_table_like_noise_never_raises(text, separator, width):
+    schema = Schema(columns=tuple(f"c{i}" for i in range(width)), row_key=("c0",), record_separator=separator)
+    t = parse_paper(text, schema)
+    assert len(t.rows) == len(t.lines)
+
+
+def test_malformed_html_and_json_never_raise():
+    for text in ("<table><tr><td>a<td>b</table", "<table>" * 50, "[" * 5000, '{"a": [1, 2', "<table><tr></tr>"):
+        assert parse_paper(text, SCHEMA).status in ("parsed", "empty", "parse_failure")
+
+
+def test_a_twenty_row_table_parses_quickly():
+    # Budget: the whole scorer does 3,000 answers/s; parsing must take well under 1 ms.
+    text = "Answer:\n| id | name | n |\n|---|---|---|\n" + "\n".join(f"| a{i} | x{i} | {i} |" for i in range(20))
+    start = time.perf_counter()
+    for _ in range(200):
+        parse_paper(text, SCHEMA)
+    assert (time.perf_counter() - start) / 200 < 2e-3
+
+
+def test_in_a_header_of_the_schema_width_an_unknown_name_keeps_its_position():
+    t = parsed("| ID | Name | N (count) |\n|---|---|---|\n| a | x | 1 |")
+    assert t.rows == (("a", "x", "1"),) and t.extra_columns == ()
+    # its position is taken by a column named elsewhere: an extra cell, the column stays empty
+    t = parsed("| N (count) | ID | Name |\n|---|---|---|\n| 1 | a | x |")
+    assert t.rows == (("a", "x", "", "1"),) and t.extra_columns == ("N (count)",)

@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from sgr_kit.summary import SYNTHETIC_NOTE, format_summary, summary_table
+
+
+def _scores(system="GPT-5.5", synthetic=False):
+    return pd.DataFrame({
+        "system": [system] * 2, "task_id": ["t1", "t1-g"], "variant": ["constraint", "goal"],
+        "repeat": [0, 0], "status": ["parsed", "parse_failure"], "item_f1": [0.5, np.nan],
+        "row_f1": [0.25, np.nan], "poa": [1.0, np.nan], "synthetic": [synthetic] * 2,
+    })
+
+
+def test_paper_values_beside_known_systems():
+    t = summary_table(_scores()).set_index("variant")
+    assert t.loc["constraint", "item_f1"] == 50.0
+    # Table 2 of the paper: GPT-5.5 constraint-guided Item-F1 68.22
+    assert t.loc["constraint", "paper_item_f1"] == 68.22
+    assert t.loc["goal", "n_failed"] == 1
+
+
+def test_unknown_system_has_no_paper_values():
+    t = summary_table(_scores(system="my-agent"))
+    assert t["paper_item_f1"].isna().all()
+
+
+def test_synthetic_note_only_for_synthetic_scores():
+    assert SYNTHETIC_NOTE in format_summary(_scores(synthetic=True))
+    assert SYNTHETIC_NOTE not in format_summary(_scores(synthetic=False))
