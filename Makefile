@@ -11,7 +11,7 @@ DEMO   := data/demo
 .PHONY: setup report test demo benchmark clean help
 
 help:
-	@echo "make report     score the embedded demo benchmark and print the summary"
+	@echo "make report     score the embedded demo benchmark and build the report in $(OUT)/demo"
 	@echo "make test       run every test (unit, property, doctest, fixture, CLI)"
 	@echo "make setup      create $(VENV) with sgr-kit (editable) and its test tools"
 	@echo "make demo       regenerate data/demo from its seed"
@@ -26,11 +26,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $(STAMP)
 
+# The main job: score the (synthetic) demo benchmark and build the report in out/demo.
 report: $(STAMP)
-	@mkdir -p $(OUT)
-	$(BIN)/sgr-kit score --tasks $(DEMO)/constraint.jsonl --tasks $(DEMO)/goal.jsonl \
-		--runs $(DEMO)/runs.jsonl --out $(OUT)/demo-scores.csv --cells $(OUT)/demo-cells.parquet
-	$(BIN)/sgr-kit summary $(OUT)/demo-scores.csv
+	$(BIN)/sgr-kit report --tasks $(DEMO)/constraint.jsonl --tasks $(DEMO)/goal.jsonl \
+		--runs $(DEMO)/runs.jsonl --out $(OUT)/demo --force
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -10,6 +10,9 @@ Markdown or plain pipe tables, unit-converted values), then, for each profile:
 2. runs :func:`sgr_kit.score.score_runs` end to end with ``with_cells=True``
    (task preparation, scores table and cells table included).
 
+With ``--distinct-cells`` every non-key answer cell is a value never seen
+before, so that the canonicalizers' per-task memo never helps (worst case).
+
 Peak memory is the process's peak resident set size (``resource.getrusage``)
 and, with ``--tracemalloc``, the peak of Python allocations during one
 ``score_runs`` pass (slower: tracing costs time, so it is measured separately).
@@ -18,6 +21,7 @@ and, with ``--tracemalloc``, the peak of Python allocations during one
 from __future__ import annotations
 
 import argparse
+import itertools
 import platform
 import random
 import resource
@@ -69,7 +73,8 @@ def make_tasks(rng: random.Random, n_tasks: int) -> list[Task]:
 
 def _perturb_cell(rng: random.Random, column: str, value: str) -> str:
     if column == "value":
-        return rng.choice([f"{float(value) * 1000:.1f} ug/L", value + "0", f"{float(value) + 0.01:.2f}", value + " mg/L"])
+        number = float(value)
+        return rng.choice([f"{number * 1000:.1f} ug/L", value + "0", f"{number + 0.01:.2f}", value + " mg/L"])
     if column == "members":
         return ", ".join(reversed(value.split(";")))
     if column == "flag":
@@ -79,9 +84,20 @@ def _perturb_cell(rng: random.Random, column: str, value: str) -> str:
     return rng.choice(["", value.lower(), f"**{value}**", "unknown"])
 
 
-def make_answer(rng: random.Random, task: Task) -> str:
+_counter = itertools.count()
+
+
+def _distinct(row: list[str]) -> list[str]:
+    """The row with every non-key cell replaced by a value never seen before (worst case for memos)."""
+    n = next(_counter)
+    return row[:2] + [f"analyte {n}", f"{n}.5", f"S-{n};S-{n + 1}", f"F{n}"]
+
+
+def make_answer(rng: random.Random, task: Task, *, distinct: bool = False) -> str:
     """One answer: the reference with seeded perturbations, as a Markdown or plain pipe table."""
     rows = [line.split("|") for line in task.reference.splitlines()[1:]]
+    if distinct:
+        rows = [_distinct(r) for r in rows]
     kind = rng.random()
     if kind > 0.15:  # 15 % exact answers, the rest perturbed
         rows = [list(r) for r in rows]
@@ -106,13 +122,14 @@ def make_answer(rng: random.Random, task: Task) -> str:
     return "\n".join("|".join(r) for r in rows)
 
 
-def make_runs(rng: random.Random, tasks: list[Task], n_answers: int) -> list[Answer]:
+def make_runs(rng: random.Random, tasks: list[Task], n_answers: int, *, distinct: bool = False) -> list[Answer]:
     runs = []
     per_system = -(-n_answers // 4)
     for s in range(4):
         for i in range(per_system):
             task = tasks[i % len(tasks)]
-            runs.append(Answer(f"system_{s}", task.task_id, i // len(tasks), make_answer(rng, task)))
+            text = make_answer(rng, task, distinct=distinct)
+            runs.append(Answer(f"system_{s}", task.task_id, i // len(tasks), text))
     return runs[:n_answers]
 
 
@@ -139,7 +156,8 @@ def bench(tasks: list[Task], runs: list[Answer], profile: str, use_tracemalloc: 
 
     print(f"profile {profile!r}:")
     print(f"  prepare_task      {len(tasks)} tasks in {prepare_s * 1000:.1f} ms")
-    print(f"  score_answer      {len(runs) / answer_s:,.0f} answers/s ({cells / answer_s:,.0f} cells/s, {answer_s:.2f} s)")
+    print(f"  score_answer      {len(runs) / answer_s:,.0f} answers/s "
+          f"({cells / answer_s:,.0f} cells/s, {answer_s:.2f} s)")  # fmt: skip
     print(f"  score_runs+cells  {len(runs) / runs_s:,.0f} answers/s ({len(scored.scores)} score rows, "
           f"{len(scored.cells)} cell rows, {runs_s:.2f} s)")  # fmt: skip
     if use_tracemalloc:
@@ -159,15 +177,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", action="append", choices=("strict", "paper"),
                         help="profile(s) to measure (default: both)")  # fmt: skip
     parser.add_argument("--no-tracemalloc", action="store_true", help="skip the traced-allocation pass")
+    parser.add_argument("--distinct-cells", action="store_true",
+                        help="worst case: every non-key answer cell is a value never seen before")  # fmt: skip
     args = parser.parse_args(argv)
 
     rng = random.Random(args.seed)
     tasks = make_tasks(rng, args.tasks)
-    runs = make_runs(rng, tasks, args.answers)
+    runs = make_runs(rng, tasks, args.answers, distinct=args.distinct_cells)
     rows = [t.gold_rows for t in tasks]
     print(f"sgr-kit {sgr_kit.__version__}, Python {platform.python_version()}, {platform.machine()}")
     print(f"{len(runs)} answers over {len(tasks)} tasks ({min(rows)}-{max(rows)} reference rows, "
-          f"{len(COLUMNS)} columns), seed {args.seed}")  # fmt: skip
+          f"{len(COLUMNS)} columns), seed {args.seed}"
+          + (", every non-key cell distinct" if args.distinct_cells else ""))  # fmt: skip
     for profile in args.profile or ("strict", "paper"):
         bench(tasks, runs, profile, not args.no_tracemalloc)
     print(f"peak resident memory of the process: {_peak_rss_mib():.0f} MiB")

@@ -22,6 +22,7 @@ _EXPORTS = {
     "load_tasks": "sgr_kit.load",
     "load_runs": "sgr_kit.load",
     "validate": "sgr_kit.load",
+    "load_scores": "sgr_kit.load",
     "score_answer": "sgr_kit.score",
     "score_runs": "sgr_kit.score",
     "prepare_task": "sgr_kit.score",

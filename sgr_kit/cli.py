@@ -1,4 +1,4 @@
-"""The ``sgr-kit`` command line: score, validate, summary, demo, audit.
+"""The ``sgr-kit`` command line: score, validate, summary, report, demo, audit.
 
 Every user-input problem is reported as ``sgr-kit: error: ...`` on stderr with
 exit status 2; the message names the file, line or task and what was expected.
@@ -64,23 +64,11 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def _read_scores(path: str):
-    import pandas as pd
-
-    p = Path(path)
-    if not p.is_file():
-        raise SgrKitError(f"scores file {p} does not exist; expected the output of `sgr-kit score --out`")
-    if p.suffix.lower() == ".parquet":
-        return pd.read_parquet(p)
-    if p.suffix.lower() == ".csv":
-        return pd.read_csv(p, keep_default_na=True, dtype={"reason": str})
-    raise SgrKitError(f"scores file {p}: expected .csv or .parquet")
-
-
 def _cmd_summary(args: argparse.Namespace) -> int:
+    from .load import load_scores
     from .summary import format_summary
 
-    scores = _read_scores(args.scores)
+    scores = load_scores(args.scores)
     print(format_summary(scores, failure_policy=args.failure_policy, source=str(args.scores)))
     return 0
 
@@ -91,6 +79,18 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     seed = DEFAULT_SEED if args.seed is None else args.seed
     paths = write_demo(args.out, seed=seed, force=args.force)
     print(f"wrote {len(paths)} files of the SYNTHETIC demo benchmark (seed {seed}) to {args.out}")
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from .report import build_report
+
+    paths = build_report(
+        args.tasks, args.runs, args.out, profile=args.profile, failure_policy=args.failure_policy,
+        rules=args.rules, force=args.force, progress=not args.no_progress,
+    )
+    print((Path(args.out) / "summary.txt").read_text(encoding="utf-8"))
+    print(f"report: {len(paths)} files in {args.out}: " + ", ".join(p.name for p in paths))
     return 0
 
 
@@ -151,6 +151,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--force", action="store_true", help="overwrite existing files that differ")
     p.set_defaults(func=_cmd_demo)
+
+    p = sub.add_parser("report", help="score once, run the analysis notebooks, write HTML and tables to a folder")
+    p.add_argument("--tasks", action="append", required=True, metavar="PATH")
+    p.add_argument("--runs", action="append", required=True, metavar="PATH")
+    p.add_argument("--out", required=True, metavar="DIR", help="report folder")
+    p.add_argument("--profile", choices=("paper", "strict"), default="paper")
+    p.add_argument("--failure-policy", choices=("zero", "exclude"), default="zero")
+    p.add_argument("--rules", metavar="FILE")
+    p.add_argument("--force", action="store_true", help="write into a report folder that is not empty")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("audit", help="recompute every number the paper derives from others")
     p.add_argument("--out", metavar="FILE", help="write the full audit table (.csv or .parquet)")

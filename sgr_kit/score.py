@@ -32,9 +32,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal, DecimalException
 from operator import itemgetter
-from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import pandas as pd
+import pyarrow as pa
 
 from .align import CREDIT, DUPLICATE, align_rows, reference_index
 from .canonicalize import check_profile, column_canonicalizers
@@ -107,9 +108,27 @@ class CellRecord(NamedTuple):
 class ScoreResult:
     """The score of one answer: status, the three metrics, their counts and every cell.
 
-    Metrics are fractions in [0, 1], NaN for ``parse_failure`` and ``missing``.
-    Counts follow Appendix A (see :mod:`sgr_kit.metrics`); ``parse`` is None for
-    a missing answer.
+    Attributes
+    ----------
+    task_id, status : str
+        ``status`` is one of :data:`sgr_kit.types.STATUSES`.
+    item_f1, row_f1, poa : float
+        Fractions in [0, 1]; NaN for ``parse_failure`` and ``missing``.
+    correct_fields, gold_fields, pred_fields : int
+        ``C_item``, ``N_gold``, ``N_pred`` of Appendix A (see :mod:`sgr_kit.metrics`).
+    correct_rows, gold_rows, pred_rows : int
+        ``C_row``, ``|R_gold|``, ``|R_pred|``.
+    shared_keys, correct_pairs, pairs : int
+        ``|S|``, correctly ordered pairs, ``|P(S)|``.
+    reason : str
+        Why the status is ``empty``, ``parse_failure`` or ``missing``.
+    issues : tuple of str
+        Parsing issues, then duplicate and extra rows.
+    parse : ParsedTable or None
+        The parsed answer (None when there was no answer).
+    cells : tuple of CellRecord
+        Every predicted cell (``max(k, cells)`` per row, so ``pred_fields`` in
+        all), then ``k`` records per omitted reference row; empty for ``missing``.
     """
 
     task_id: str
@@ -154,6 +173,11 @@ class PreparedTask:
         Row key of each reference row.
     gold_index : mapping
         Row key -> reference row.
+    key_of : callable
+        Canonical row values -> row key.
+    tolerant : mapping of int to (Decimal, tuple)
+        Column position -> (tolerance, the reference's value in each row as a
+        Decimal, None where not a finite number), for columns with a tolerance.
     """
 
     task: Task
@@ -165,8 +189,8 @@ class PreparedTask:
     gold_values: tuple[tuple[str | None, ...], ...]
     gold_keys: tuple[tuple[str | None, ...], ...]
     gold_index: Mapping[Hashable, int]
-    key_of: Callable[[list], tuple]
-    tolerant: tuple[tuple[int, Decimal, tuple[Decimal | None, ...]], ...]
+    key_of: Callable[[Sequence], tuple]
+    tolerant: Mapping[int, tuple[Decimal, tuple[Decimal | None, ...]]]
 
 
 def _finite(value: str | None) -> Decimal | None:
@@ -179,7 +203,7 @@ def _finite(value: str | None) -> Decimal | None:
     return number if number.is_finite() else None
 
 
-def _key_function(positions: tuple[int, ...]) -> Callable[[list], tuple]:
+def _key_function(positions: tuple[int, ...]) -> Callable[[Sequence], tuple]:
     if len(positions) == 1:
         (only,) = positions
         return lambda values: (values[only],)
@@ -242,15 +266,15 @@ def prepare_task(task: Task, *, profile: str = "paper", rules: Rules | None = No
         raise SgrKitError(
             f"{where}: expected one canonicalizer per column ({len(schema.columns)}), found {len(canonicalizers)}"
         )
-    gold_values = tuple(_canonical_row(canonicalizers, cells) for cells in reference.rows)
+    gold_values = tuple(tuple(_canonical_row(canonicalizers, cells)) for cells in reference.rows)
     key_of = _key_function(schema.key_index)
     gold_keys = tuple(key_of(values) for values in gold_values)
     gold_index = reference_index(gold_keys, task_id=task.task_id)
-    tolerant = tuple(
-        (j, Decimal(tolerance[c]), tuple(_finite(values[j]) for values in gold_values))
+    tolerant = {
+        j: (Decimal(tolerance[c]), tuple(_finite(values[j]) for values in gold_values))
         for j, c in enumerate(schema.columns)
         if c in tolerance
-    )
+    }
     return PreparedTask(
         task=task,
         profile=profile,
@@ -369,7 +393,7 @@ def _score_parsed(prepared: PreparedTask, parsed: ParsedTable) -> ScoreResult:
     values = [_canonical_row(canonicalizers, cells) for cells in rows]
     keys = [key_of(v) for v in values]
     alignment = align_rows(prepared.gold_index, keys)
-    tolerant = {j: (tol, golds) for j, tol, golds in prepared.tolerant}
+    tolerant = prepared.tolerant
     extra_names = parsed.extra_columns
 
     cells: list[CellRecord] = []
@@ -476,8 +500,18 @@ CELL_COLUMNS: dict[str, str] = {
 }  # fmt: skip
 
 
+def _series(values: list, dtype: str) -> pd.Series:
+    if dtype == "str":
+        # through Arrow: pandas' "str" dtype stores Arrow strings, and this is the fast path
+        try:
+            return pd.Series(pa.array(values, type=pa.large_string()), dtype="str")
+        except (pa.ArrowTypeError, pa.ArrowInvalid):  # values that are not all str or None
+            pass
+    return pd.Series(values, dtype=dtype)
+
+
 def _frame(columns: Mapping[str, list], dtypes: Mapping[str, str]) -> pd.DataFrame:
-    return pd.DataFrame({name: pd.Series(columns[name], dtype=dtype) for name, dtype in dtypes.items()})
+    return pd.DataFrame({name: _series(columns[name], dtype) for name, dtype in dtypes.items()}, copy=False)
 
 
 @contextmanager
@@ -505,9 +539,8 @@ def _task_list(tasks: Mapping[str, Task] | Iterable[Task]) -> dict[str, Task]:
         if not isinstance(task, Task):
             raise SgrKitError(f"tasks: expected Task objects, found {type(task).__name__}")
         if task.task_id in out:
-            raise SgrKitError(
-                f"tasks: task id {task.task_id!r} appears twice ({out[task.task_id].source or '?'} and {task.source or '?'})"
-            )
+            first = out[task.task_id].source or "?"
+            raise SgrKitError(f"tasks: task id {task.task_id!r} appears twice ({first} and {task.source or '?'})")
         out[task.task_id] = task
     return out
 

@@ -26,13 +26,21 @@ def is_synthetic(scores: pd.DataFrame) -> bool:
     return "synthetic" in scores.columns and bool(scores["synthetic"].fillna(False).astype(bool).any())
 
 
-def _paper_table2() -> pd.DataFrame | None:
+def _paper_values() -> pd.Series | None:
+    """The paper's per-system means indexed by (system, variant, metric).
+
+    Variant cells come from Table 2; the ``overall`` row from Table 3 (per-model
+    averages on all tasks), which also gives Row-F1 and P.O.A. over all tasks.
+    """
     try:
         from . import reference
 
-        return reference.table2()
+        table2 = reference.table2()
+        table3 = reference.table3().assign(variant="overall")
     except Exception:  # the paper's numbers are optional context for a summary
         return None
+    both = pd.concat([table2[table2["variant"] != "overall"], table3], ignore_index=True)
+    return both.set_index(["system", "variant", "metric"])["value"]
 
 
 def summary_table(scores: pd.DataFrame, *, failure_policy: str = "zero", paper: bool = True) -> pd.DataFrame:
@@ -59,14 +67,12 @@ def summary_table(scores: pd.DataFrame, *, failure_policy: str = "zero", paper: 
     counts = means.groupby(["system", "variant"], sort=False)[["n_tasks", "n_failed"]].max()
     out = counts.join(wide[list(METRICS)]).reset_index()
     if paper:
-        table2 = _paper_table2()
+        ref = _paper_values()
         for metric in METRICS:
-            col = f"paper_{metric}"
-            if table2 is None:
-                out[col] = float("nan")
-                continue
-            ref = table2[table2["metric"] == metric].set_index(["system", "variant"])["value"]
-            out[col] = [ref.get((s, v), float("nan")) for s, v in zip(out["system"], out["variant"])]
+            out[f"paper_{metric}"] = [
+                float("nan") if ref is None else float(ref.get((s, v, metric), float("nan")))
+                for s, v in zip(out["system"], out["variant"])
+            ]
     return out
 
 
@@ -82,7 +88,7 @@ def format_summary(scores: pd.DataFrame, *, failure_policy: str = "zero", source
         f"{scores['system'].nunique()} systems, {scores['task_id'].nunique()} tasks; status: "
         + ", ".join(f"{k} {v}" for k, v in status.items())
     )
-    lines.append(f"Means in percent points; failure policy '{failure_policy}'; (paper's Table 2 in brackets).")
+    lines.append(f"Means in percent points; failure policy '{failure_policy}'; (the paper's Table 2, and Table 3 for overall, in brackets).")
     lines.append("")
     header = f"{'system':<24}{'variant':<12}{'tasks':>6}{'failed':>7}" + "".join(
         f"{_LABELS[m]:>18}" for m in METRICS

@@ -20,7 +20,8 @@ def test_reference_index_maps_keys_to_rows():
 
 
 def test_duplicate_reference_keys_are_an_error_naming_the_task():
-    with pytest.raises(SgrKitError, match=r"task nvd_003: reference rows must have unique row keys; rows 1 and 3 share the key \('a',\)"):
+    message = r"task nvd_003: reference rows must have unique row keys; rows 1 and 3 share the key \('a',\)"
+    with pytest.raises(SgrKitError, match=message):
         reference_index([("a",), ("b",), ("a",)], task_id="nvd_003")
 
 

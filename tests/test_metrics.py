@@ -104,7 +104,7 @@ def test_poa_is_in_the_unit_interval(gold, pred):
     [
         (item_f1, (10, 9, 9), r"item_f1: expected counts 0 <= correct <= min\(gold, pred\); found correct=10"),
         (item_f1, (-1, 9, 9), "item_f1: expected counts"),
-        (row_f1, (3, 3, 2), r"row_f1: expected counts 0 <= correct <= min\(gold, pred\); found correct=3, gold=3, pred=2"),
+        (row_f1, (3, 3, 2), r"row_f1: expected counts .*; found correct=3, gold=3, pred=2"),
         (poa, (1, 2, 3), r"poa: expected pairs = shared_keys \(shared_keys - 1\) / 2"),
         (poa, (4, 3, 3), "found correct_pairs=4, pairs=3, shared_keys=3"),
     ],

@@ -150,7 +150,8 @@ def test_cell_records_cover_every_slot(task3):
 
 
 def test_cell_records_show_raw_and_canonical_values(make_task):
-    task = make_task(("id", "t"), "a|8", fields={"t": {"type": "decimal", "units": {"deg F": {"offset": 32, "scale_num": 5, "scale_den": 9}}}})
+    fahrenheit = {"offset": 32, "scale_num": 5, "scale_den": 9}
+    task = make_task(("id", "t"), "a|8", fields={"t": {"type": "decimal", "units": {"deg F": fahrenheit}}})
     (key, cell) = score_answer(task, "a|46.4 deg F", profile="strict").cells
     assert (cell.raw, cell.canonical, cell.reference, cell.verdict) == ("46.4 deg F", "8", "8", "match")
 
@@ -175,7 +176,7 @@ def test_prepared_tasks_give_the_same_results(task3):
 
 def test_prepared_task_keeps_its_profile_and_rules(task3):
     prepared = prepare_task(task3, profile="strict")
-    with pytest.raises(SgrKitError, match="task test_task_001 was prepared with profile 'strict'; found profile='paper'"):
+    with pytest.raises(SgrKitError, match="test_task_001 was prepared with profile 'strict'; found profile='paper'"):
         score_answer(prepared, "NONE", profile="paper")
     with pytest.raises(SgrKitError, match="task test_task_001 is prepared: pass rules to prepare_task"):
         score_answer(prepared, "NONE", rules=Rules())
@@ -188,25 +189,32 @@ def test_unknown_profile_is_an_error(task3):
 
 def test_duplicate_reference_keys_are_an_error(make_task):
     task = make_task(("id", "v"), "a|1\nb|2\na|3", task_id="dup_001")
-    with pytest.raises(SgrKitError, match=r"task dup_001: reference rows must have unique row keys; rows 1 and 3 share the key \('a',\)"):
+    message = r"task dup_001: reference rows must have unique row keys; rows 1 and 3 share the key \('a',\)"
+    with pytest.raises(SgrKitError, match=message):
         score_answer(task, "a|1", profile="strict")
 
 
 def test_a_reference_without_rows_is_an_error(make_task):
     task = make_task(("id", "v"), "id|v", task_id="bad_001")
-    with pytest.raises(SgrKitError, match=r"task bad_001 \(tests\): the reference answer must have at least one data row under profile 'strict'; found status parse_failure"):
+    message = (
+        r"task bad_001 \(tests\): the reference answer must have at least one data row under profile 'strict'; "
+        r"found status parse_failure"
+    )
+    with pytest.raises(SgrKitError, match=message):
         prepare_task(task, profile="strict")
 
 
 def test_a_row_key_outside_the_schema_is_an_error(make_task):
     task = make_task(("id", "v"), "a|1", row_key=("code",), task_id="key_001")
-    with pytest.raises(SgrKitError, match=r"task key_001 \(tests\): row_key must name one or more schema columns \(id, v\); found \['code'\]"):
+    message = r"task key_001 \(tests\): row_key must name one or more schema columns \(id, v\); found \['code'\]"
+    with pytest.raises(SgrKitError, match=message):
         prepare_task(task, profile="strict")
 
 
 def test_answers_must_match_the_task(task3):
     answer = Answer("sys", "other_001", 0, "NONE", source="runs.jsonl:4")
-    with pytest.raises(SgrKitError, match=r"answer \(runs.jsonl:4\) is for task 'other_001'; expected task 'test_task_001'"):
+    message = r"answer \(runs.jsonl:4\) is for task 'other_001'; expected task 'test_task_001'"
+    with pytest.raises(SgrKitError, match=message):
         score_answer(task3, answer, profile="strict")
     with pytest.raises(SgrKitError, match="task test_task_001: answer must be str, Answer or None; found int"):
         score_answer(task3, 3, profile="strict")
@@ -277,7 +285,9 @@ def test_a_reversed_table_has_zero_order_accuracy(n, profile):
     assert (result.item_f1, result.row_f1, result.poa) == (1.0, 1.0, 0.0)
 
 
-_TABLE_ALPHABET = st.sampled_from(list("|\t,\"'\n -:`*[]()<>{}ab1.;") + ["NONE", "id", "value", "```", "<td>", "\u00b5"])
+_TABLE_ALPHABET = st.sampled_from(
+    list("|\t,\"'\n -:`*[]()<>{}ab1.;") + ["NONE", "id", "value", "```", "<td>", "\u00b5"]
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -293,6 +303,10 @@ def test_no_text_crashes_the_scorer(text, profile):
 
 
 # score_runs
+def _dtypes(columns: dict[str, str]) -> dict[str, str]:
+    return {c: str(pd.Series([], dtype=d).dtype) for c, d in columns.items()}
+
+
 @pytest.fixture
 def two_tasks(make_task):
     return [
@@ -309,7 +323,7 @@ def test_score_runs_table(two_tasks):
     ]
     scores = score_runs({t.task_id: t for t in two_tasks}, runs, profile="strict")
     assert list(scores.columns) == list(SCORE_COLUMNS)
-    assert scores.dtypes.astype(str).to_dict() == {c: str(pd.Series([], dtype=d).dtype) for c, d in SCORE_COLUMNS.items()}
+    assert scores.dtypes.astype(str).to_dict() == _dtypes(SCORE_COLUMNS)
     got = scores[["system", "task_id", "repeat", "status", "variant", "base_id", "synthetic"]].values.tolist()
     assert got == [
         ["sys_b", "t_001", 0, "parsed", "constraint", "t_001", False],
@@ -326,7 +340,7 @@ def test_score_runs_table(two_tasks):
 def test_score_runs_accepts_an_iterable_of_tasks_and_no_runs(two_tasks):
     scores = score_runs(two_tasks, [], profile="strict")
     assert scores.empty
-    assert scores.dtypes.astype(str).to_dict() == {c: str(pd.Series([], dtype=d).dtype) for c, d in SCORE_COLUMNS.items()}
+    assert scores.dtypes.astype(str).to_dict() == _dtypes(SCORE_COLUMNS)
 
 
 def test_score_runs_with_cells(two_tasks):
@@ -350,10 +364,12 @@ def test_cells_frame_marks_absent_values_missing(two_tasks):
 
 
 def test_score_runs_rejects_unknown_tasks_and_repeated_answers(two_tasks):
-    with pytest.raises(SgrKitError, match=r"answer \(runs.jsonl:7\): unknown task id 'zz_001'; it is not among the tasks"):
+    message = r"answer \(runs.jsonl:7\): unknown task id 'zz_001'; it is not among the tasks"
+    with pytest.raises(SgrKitError, match=message):
         score_runs(two_tasks, [Answer("s", "zz_001", 0, "", source="runs.jsonl:7")])
     twice = [Answer("s", "t_001", 0, "", source="a.jsonl:1"), Answer("s", "t_001", 0, "", source="a.jsonl:2")]
-    with pytest.raises(SgrKitError, match=r"answer \(a.jsonl:2\): a second answer of system 's' to task 't_001' repeat 0 \(first: answer \(a.jsonl:1\)\)"):
+    message = r"answer \(a.jsonl:2\): a second answer of system 's' to task 't_001' repeat 0 \(first: answer \(a.jsonl:1"
+    with pytest.raises(SgrKitError, match=message):
         score_runs(two_tasks, twice)
     with pytest.raises(SgrKitError, match="tasks: task id 't_001' appears twice"):
         score_runs(two_tasks + two_tasks[:1], [])
@@ -379,7 +395,8 @@ def test_score_runs_prepares_each_task_once(two_tasks, monkeypatch):
 
 def test_score_runs_is_deterministic(two_tasks, rng):
     texts = ["a|1\nb|2", "b|2\na|1", "a|9", "NONE", "id|v", "x|1\na|1"]
-    runs = [Answer(f"s{i % 3}", two_tasks[i % 2].task_id, i // 6, texts[int(rng.integers(len(texts)))]) for i in range(24)]
+    picks = rng.integers(len(texts), size=24)
+    runs = [Answer(f"s{i % 3}", two_tasks[i % 2].task_id, i // 6, texts[p]) for i, p in enumerate(picks)]
     shuffled = list(runs)
     random.Random(1).shuffle(shuffled)
     pd.testing.assert_frame_equal(score_runs(two_tasks, runs), score_runs(two_tasks, runs))

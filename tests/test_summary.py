@@ -30,3 +30,9 @@ def test_unknown_system_has_no_paper_values():
 def test_synthetic_note_only_for_synthetic_scores():
     assert SYNTHETIC_NOTE in format_summary(_scores(synthetic=True))
     assert SYNTHETIC_NOTE not in format_summary(_scores(synthetic=False))
+
+
+def test_overall_row_uses_table_3():
+    t = summary_table(_scores()).set_index("variant")
+    # Table 3 of the paper: GPT-5.5 Item-F1 66.18, Row-F1 43.37, P.O.A. 90.40
+    assert t.loc["overall", ["paper_item_f1", "paper_row_f1", "paper_poa"]].tolist() == [66.18, 43.37, 90.40]
