@@ -26,9 +26,7 @@ as a match. Without a tolerance, canonical strings are compared with ``==``.
 
 from __future__ import annotations
 
-import gc
 import math
-from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal, DecimalException
 from operator import itemgetter
@@ -514,24 +512,6 @@ def _frame(columns: Mapping[str, list], dtypes: Mapping[str, str]) -> pd.DataFra
     return pd.DataFrame({name: _series(columns[name], dtype) for name, dtype in dtypes.items()}, copy=False)
 
 
-@contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while results accumulate.
-
-    Cell records are tuple subclasses, which the collector keeps tracking; while
-    hundreds of thousands of them pile up, its repeated full passes cost about
-    as much as the scoring itself. Scoring creates no reference cycles, so the
-    pause frees nothing late; reference counting still frees memory at once.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _task_list(tasks: Mapping[str, Task] | Iterable[Task]) -> dict[str, Task]:
     items = tasks.values() if isinstance(tasks, Mapping) else tasks
     out: dict[str, Task] = {}
@@ -543,6 +523,64 @@ def _task_list(tasks: Mapping[str, Task] | Iterable[Task]) -> dict[str, Task]:
             raise SgrKitError(f"tasks: task id {task.task_id!r} appears twice ({first} and {task.source or '?'})")
         out[task.task_id] = task
     return out
+
+
+def _check_runs(
+    tasks: Mapping[str, Task] | Iterable[Task], runs: Iterable[Answer]
+) -> tuple[dict[str, Task], list[str], dict[tuple[str, str], list[Answer]], int]:
+    """Validate tasks and answers; group answers by (system, task)."""
+    by_id = _task_list(tasks)
+    seen: dict[tuple[str, str, int], Answer] = {}
+    by_pair: dict[tuple[str, str], list[Answer]] = {}
+    systems: dict[str, None] = {}
+    for answer in runs:
+        if not isinstance(answer, Answer):
+            raise SgrKitError(f"runs: expected Answer objects, found {type(answer).__name__}")
+        if answer.task_id not in by_id:
+            raise SgrKitError(f"{_label(answer)}: unknown task id {answer.task_id!r}; it is not among the tasks")
+        ident = (answer.system, answer.task_id, answer.repeat)
+        if ident in seen:
+            raise SgrKitError(
+                f"{_label(answer)}: a second answer of system {answer.system!r} to task {answer.task_id!r} "
+                f"repeat {answer.repeat} (first: {_label(seen[ident])})"
+            )
+        seen[ident] = answer
+        systems.setdefault(answer.system)
+        by_pair.setdefault((answer.system, answer.task_id), []).append(answer)
+    return by_id, list(systems), by_pair, len(seen)
+
+
+def _iter_scored(
+    tasks: Mapping[str, Task] | Iterable[Task],
+    runs: Iterable[Answer],
+    *,
+    profile: str,
+    rules: Rules | None,
+    progress: bool,
+) -> Iterator[ScoredAnswer]:
+    """Validate everything first, then yield the scored answers one by one (see :func:`score_all`)."""
+    from tqdm.auto import tqdm
+
+    check_profile(profile)
+    by_id, systems, by_pair, total = _check_runs(tasks, runs)
+
+    def scored() -> Iterator[ScoredAnswer]:
+        prepared: dict[str, PreparedTask] = {}
+        with tqdm(total=total, desc="scoring", unit="answer", disable=not progress) as bar:
+            for system in systems:
+                for task_id, task in by_id.items():
+                    if task_id not in prepared:
+                        prepared[task_id] = prepare_task(task, profile=profile, rules=rules)
+                    ready = prepared[task_id]
+                    given = by_pair.get((system, task_id))
+                    if not given:
+                        yield ScoredAnswer(system, 0, task, _missing(ready))
+                        continue
+                    for answer in sorted(given, key=_repeat):
+                        yield ScoredAnswer(system, answer.repeat, task, score_answer(ready, answer))
+                    bar.update(len(given))
+
+    return scored()
 
 
 def score_all(
@@ -570,7 +608,7 @@ def score_all(
     list of ScoredAnswer
         Ordered by system (first appearance in ``runs``), task (order of
         ``tasks``) and repeat; one ``missing`` entry (repeat 0) for every
-        system and task without an answer.
+        system and task without an answer. Each task is prepared once.
 
     Raises
     ------
@@ -578,46 +616,43 @@ def score_all(
         For an answer to an unknown task (naming the answer's source) or two
         answers with the same system, task and repeat.
     """
-    from tqdm.auto import tqdm
+    return list(_iter_scored(tasks, runs, profile=profile, rules=rules, progress=progress))
 
-    check_profile(profile)
-    by_id = _task_list(tasks)
-    answers = list(runs)
-    seen: dict[tuple[str, str, int], Answer] = {}
-    by_pair: dict[tuple[str, str], list[Answer]] = {}
-    systems: dict[str, None] = {}
-    for answer in answers:
-        if not isinstance(answer, Answer):
-            raise SgrKitError(f"runs: expected Answer objects, found {type(answer).__name__}")
-        if answer.task_id not in by_id:
-            raise SgrKitError(f"{_label(answer)}: unknown task id {answer.task_id!r}; it is not among the tasks")
-        ident = (answer.system, answer.task_id, answer.repeat)
-        if ident in seen:
-            raise SgrKitError(
-                f"{_label(answer)}: a second answer of system {answer.system!r} to task {answer.task_id!r} "
-                f"repeat {answer.repeat} (first: {_label(seen[ident])})"
-            )
-        seen[ident] = answer
-        systems.setdefault(answer.system)
-        by_pair.setdefault((answer.system, answer.task_id), []).append(answer)
 
-    prepared: dict[str, PreparedTask] = {}
-    scored: list[ScoredAnswer] = []
-    bar = tqdm(total=len(answers), desc="scoring", unit="answer", disable=not progress)
-    with bar, _no_cyclic_gc():
-        for system in systems:
-            for task_id, task in by_id.items():
-                if task_id not in prepared:
-                    prepared[task_id] = prepare_task(task, profile=profile, rules=rules)
-                ready = prepared[task_id]
-                given = by_pair.get((system, task_id))
-                if not given:
-                    scored.append(ScoredAnswer(system, 0, task, _missing(ready)))
-                    continue
-                for answer in sorted(given, key=_repeat):
-                    scored.append(ScoredAnswer(system, answer.repeat, task, score_answer(ready, answer)))
-                bar.update(len(given))
-    return scored
+def _score_row(s: ScoredAnswer) -> tuple:
+    t, r = s.task, s.result
+    return (
+        s.system, t.task_id, t.base_id, t.variant, t.domain, t.ecosystem, t.family, t.gold_rows, t.bin,
+        s.repeat, r.status, r.item_f1, r.row_f1, r.poa, r.correct_fields, r.gold_fields, r.pred_fields,
+        r.correct_rows, r.pred_rows, r.shared_keys, r.correct_pairs, r.pairs, r.reason, t.synthetic,
+    )  # fmt: skip
+
+
+def _rows_frame(rows: list[tuple]) -> pd.DataFrame:
+    columns = zip(*rows) if rows else ([] for _ in SCORE_COLUMNS)
+    return _frame(dict(zip(SCORE_COLUMNS, map(list, columns))), SCORE_COLUMNS)
+
+
+class _CellColumns:
+    """The cells table, column by column, filled one scored answer at a time."""
+
+    def __init__(self) -> None:
+        self.columns: dict[str, list] = {name: [] for name in CELL_COLUMNS}
+        self.fields = [self.columns[name] for name in CellRecord._fields]
+
+    def add(self, s: ScoredAnswer) -> None:
+        cells = s.result.cells
+        n = len(cells)
+        if not n:
+            return
+        self.columns["system"].extend([s.system] * n)
+        self.columns["task_id"].extend([s.task.task_id] * n)
+        self.columns["repeat"].extend([s.repeat] * n)
+        for values, column in zip(zip(*cells), self.fields):
+            column.extend(values)
+
+    def frame(self) -> pd.DataFrame:
+        return _frame(self.columns, CELL_COLUMNS)
 
 
 def scores_frame(scored: Iterable[ScoredAnswer]) -> pd.DataFrame:
@@ -638,17 +673,7 @@ def scores_frame(scored: Iterable[ScoredAnswer]) -> pd.DataFrame:
     >>> list(scores_frame([]).columns)[:4]
     ['system', 'task_id', 'base_id', 'variant']
     """
-    rows = [
-        (
-            s.system, t.task_id, t.base_id, t.variant, t.domain, t.ecosystem, t.family, t.gold_rows, t.bin,
-            s.repeat, r.status, r.item_f1, r.row_f1, r.poa, r.correct_fields, r.gold_fields, r.pred_fields,
-            r.correct_rows, r.pred_rows, r.shared_keys, r.correct_pairs, r.pairs, r.reason, t.synthetic,
-        )
-        for s in scored
-        for t, r in [(s.task, s.result)]
-    ]  # fmt: skip
-    columns = zip(*rows) if rows else ([] for _ in SCORE_COLUMNS)
-    return _frame(dict(zip(SCORE_COLUMNS, map(list, columns))), SCORE_COLUMNS)
+    return _rows_frame([_score_row(s) for s in scored])
 
 
 def cells_frame(scored: Iterable[ScoredAnswer]) -> pd.DataFrame:
@@ -670,20 +695,10 @@ def cells_frame(scored: Iterable[ScoredAnswer]) -> pd.DataFrame:
     >>> list(cells_frame([]).columns)
     ['system', 'task_id', 'repeat', 'pred_row', 'gold_row', 'column', 'raw', 'canonical', 'reference', 'verdict']
     """
-    columns: dict[str, list] = {name: [] for name in CELL_COLUMNS}
-    systems, task_ids, repeats = columns["system"], columns["task_id"], columns["repeat"]
-    fields = [columns[name] for name in CellRecord._fields]
+    table = _CellColumns()
     for s in scored:
-        cells = s.result.cells
-        if not cells:
-            continue
-        n = len(cells)
-        systems.extend([s.system] * n)
-        task_ids.extend([s.task.task_id] * n)
-        repeats.extend([s.repeat] * n)
-        for values, column in zip(zip(*cells), fields):
-            column.extend(values)
-    return _frame(columns, CELL_COLUMNS)
+        table.add(s)
+    return table.frame()
 
 
 def score_runs(
@@ -696,6 +711,9 @@ def score_runs(
     with_cells: bool = False,
 ) -> pd.DataFrame | ScoredRuns:
     """Score every system's answers into one tidy table.
+
+    Answers are scored one at a time and only their table rows are kept, so
+    memory grows with the tables, not with the scored results.
 
     Parameters
     ----------
@@ -713,7 +731,13 @@ def score_runs(
     DataFrame or ScoredRuns
         The scores table (:func:`scores_frame`): one row per (system, task_id,
         repeat), with a ``missing`` row (repeat 0) for every task a system did
-        not answer. With ``with_cells=True``, ``ScoredRuns(scores, cells)``.
+        not answer. With ``with_cells=True``, ``ScoredRuns(scores, cells)``
+        (:func:`cells_frame`).
+
+    Raises
+    ------
+    SgrKitError
+        As :func:`score_all`.
 
     Examples
     --------
@@ -725,6 +749,11 @@ def score_runs(
       system  status  item_f1  row_f1  poa
     0    sys  parsed     0.75     0.5  1.0
     """
-    scored = score_all(tasks, runs, profile=profile, rules=rules, progress=progress)
-    scores = scores_frame(scored)
-    return ScoredRuns(scores, cells_frame(scored)) if with_cells else scores
+    rows: list[tuple] = []
+    cells = _CellColumns() if with_cells else None
+    for s in _iter_scored(tasks, runs, profile=profile, rules=rules, progress=progress):
+        rows.append(_score_row(s))
+        if cells is not None:
+            cells.add(s)
+    scores = _rows_frame(rows)
+    return ScoredRuns(scores, cells.frame()) if cells is not None else scores

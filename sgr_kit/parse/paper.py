@@ -40,53 +40,23 @@ pipe table gives the same rows, and more answers become tables.
 from __future__ import annotations
 
 import csv
-import json
-import unicodedata
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from dataclasses import dataclass
 
 from ..canonicalize.strict import clean_cell
 from ..errors import SgrKitError
 from ..types import ParsedTable, Schema
+from .blocks import Block, html_blocks, json_blocks, normalize_name
 from .strict import RECORD_SEPARATORS
 
-__all__ = ["parse_paper", "normalize_name"]
+__all__ = ["parse_paper", "normalize_name"]  # normalize_name re-exported from .blocks
 
-_JSON_ATTEMPTS = 200
 _SHOWN = 10
 _FENCES = ("```", "~~~")
-_DECODER = json.JSONDecoder(parse_float=str, parse_int=str, parse_constant=str)
-
-
-def normalize_name(name: str) -> str:
-    """A column name as compared with header cells: case-folded, letters and digits only.
-
-    Examples
-    --------
-    >>> normalize_name("**Predecessor ID**"), normalize_name("dissolved_oxygen (mg/L)")
-    ('predecessorid', 'dissolvedoxygenmgl')
-    """
-    return "".join(ch for ch in unicodedata.normalize("NFKC", name).casefold() if ch.isalnum())
-
-
-@dataclass
-class _Block:
-    """A run of table-like lines (or one JSON/HTML table) before header detection."""
-
-    kind: str  # the format reported: pipe, tsv, csv, records, html, json
-    start: int
-    run: str = ""  # the kind of line that continues this block
-    rows: list[list[str]] = field(default_factory=list)
-    lines: list[int] = field(default_factory=list)
-    header: list[str] | None = None  # known from markup (alignment row, <th>, JSON keys)
-    none_rows: int = 0
-    loose: bool = False  # comma lines: a table only under the conditions of _acceptable
-    issues: list[str] = field(default_factory=list)
 
 
 @dataclass
 class _Candidate:
-    block: _Block
+    block: Block
     rows: list[tuple[str, ...]]
     lines: list[int]
     header: tuple[str, ...] | None
@@ -185,210 +155,17 @@ def _records(body: str, separator: str, width: int) -> tuple[list[list[str]], st
     return kept, f"records split on every {separator!r} (cells did not line up in records of {width})"
 
 
-class _HtmlTables(HTMLParser):
-    """Collect the rows of every top-level ``<table>`` (nested tables become cell text)."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tables: list[_Block] = []
-        self.ends: list[int] = []
-        self._depth = 0
-        self._row: list[str] | None = None
-        self._cell: list[str] | None = None
-        self._header_row = False
-        self._in_head = False
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "table":
-            self._depth += 1
-            if self._depth == 1:
-                self.tables.append(_Block(kind="html", start=self.getpos()[0]))
-            return
-        if self._depth != 1:
-            return
-        if tag == "thead":
-            self._in_head = True
-        elif tag == "tr":
-            self._finish_row()
-            self._row, self._header_row = [], True
-        elif tag in ("td", "th"):
-            if self._row is None:
-                self._row, self._header_row = [], True
-            self._finish_cell()
-            self._cell = []
-            self._header_row = self._header_row and (tag == "th" or self._in_head)
-        elif tag == "br" and self._cell is not None:
-            self._cell.append(" ")
-
-    def handle_endtag(self, tag):
-        if tag == "table" and self._depth:
-            if self._depth == 1:
-                self._finish_row()
-                self.ends.append(self.getpos()[0])
-            self._depth -= 1
-        elif self._depth != 1:
-            return
-        elif tag in ("td", "th"):
-            self._finish_cell()
-        elif tag == "tr":
-            self._finish_row()
-        elif tag == "thead":
-            self._in_head = False
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell.append(data)
-
-    def _finish_cell(self):
-        if self._cell is not None and self._row is not None:
-            self._row.append(" ".join("".join(self._cell).split()))
-        self._cell = None
-
-    def _finish_row(self):
-        self._finish_cell()
-        if self._row:
-            table = self.tables[-1]
-            if self._header_row and not table.rows and table.header is None:
-                table.header = self._row
-            else:
-                table.rows.append(self._row)
-                table.lines.append(0)
-        self._row = None
-
-
-def _html_blocks(text: str) -> tuple[list[_Block], set[int]]:
-    parser = _HtmlTables()
-    try:
-        parser.feed(text)
-        parser.close()
-    except Exception:  # HTMLParser on malformed markup: keep the tables read so far
-        pass
-    consumed: set[int] = set()
-    unclosed = text.count("\n") + 1  # an unclosed table runs to the end of the text
-    for table, end in zip(parser.tables, parser.ends + [unclosed] * len(parser.tables)):
-        consumed.update(range(table.start - 1, end))
-    return parser.tables, consumed
-
-
-def _json_cell(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return "; ".join(_json_cell(v) for v in value)
-    if isinstance(value, dict):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
-
-
-def _json_block(value: object, start: int, names: dict[str, int]) -> _Block | None:
-    """A table from a decoded JSON value, or None when it holds no rows."""
-    if isinstance(value, dict):
-        if any(normalize_name(str(k)) in names for k in value):
-            value = [value]  # one record
-        else:
-            lists = [v for v in value.values() if isinstance(v, list)]
-            if len(lists) != 1:
-                return None
-            value = lists[0]
-    if not isinstance(value, list):
-        return None
-    block = _Block(kind="json", start=start)
-    if not value:
-        return block
-    if all(v == {} or v == [] for v in value):
-        return None
-    if all(isinstance(v, dict) for v in value):
-        keys: dict[str, None] = {}
-        for record in value:
-            keys.update(dict.fromkeys(map(str, record)))
-        block.header = list(keys)
-        block.rows = [[_json_cell(r.get(k)) for k in keys] for r in value]
-    elif all(isinstance(v, list) for v in value):
-        block.rows = [[_json_cell(c) for c in v] for v in value]
-    elif len(names) == 1 and not any(isinstance(v, (dict, list)) for v in value):
-        block.rows = [[_json_cell(v)] for v in value]
-    else:
-        return None
-    block.lines = [0] * len(block.rows)
-    return block
-
-
-def _json_blocks(lines: list[str], names: dict[str, int]) -> tuple[list[_Block], set[int]]:
-    joined = "\n".join(lines)
-    offsets, position = [], 0
-    for line in lines:
-        offsets.append(position)
-        position += len(line) + 1
-    blocks: list[_Block] = []
-    consumed: set[int] = set()
-    attempts = 0
-    i = 0
-    while i < len(lines) and attempts < _JSON_ATTEMPTS:
-        body = lines[i].lstrip()
-        if not body or body[0] not in "[{":
-            i += 1
-            continue
-        attempts += 1
-        start = offsets[i] + len(lines[i]) - len(body)
-        try:
-            value, end = _DECODER.raw_decode(joined, start)
-        except (ValueError, RecursionError):
-            i += 1
-            continue
-        last = joined.count("\n", start, end) + i
-        rest_of_line = joined[end:offsets[last] + len(lines[last])]
-        block = _json_block(value, i + 1, names) if not rest_of_line.strip() else None
-        if block is None:
-            i += 1
-            continue
-        previous = blocks[-1] if blocks else None
-        if (  # one JSON object per line: one table
-            previous is not None
-            and isinstance(value, dict)
-            and previous.lines and previous.lines[-1] == i
-            and len(block.rows) == 1
-        ):
-            _append_record(previous, block, i + 1)
-        else:
-            if isinstance(value, dict) and len(block.rows) == 1:
-                block.lines = [i + 1]
-            blocks.append(block)
-        consumed.update(range(i, last + 1))
-        i = last + 1
-    return blocks, consumed
-
-
-def _append_record(table: _Block, record: _Block, line: int) -> None:
-    header = table.header or []
-    for name in record.header or []:
-        if name not in header:
-            header.append(name)
-            for row in table.rows:
-                row.append("")
-    position = {name: p for p, name in enumerate(header)}
-    row = [""] * len(header)
-    for name, cell in zip(record.header or [], record.rows[0]):
-        row[position[name]] = cell
-    table.header = header
-    table.rows.append(row)
-    table.lines.append(line)
-
-
 def _line_blocks(
     lines: list[str], consumed: set[int], schema: Schema, names: dict[str, int], issues: list[str]
-) -> tuple[list[_Block], list[int], list[int], int]:
+) -> tuple[list[Block], list[int], list[int], int]:
     """Runs of pipe / TSV / comma lines; also the prose and ``NONE`` line numbers."""
     width = len(schema.columns)
     separator = schema.record_separator if schema.record_separator in RECORD_SEPARATORS else None
-    blocks: list[_Block] = []
+    blocks: list[Block] = []
     prose: list[int] = []
     nones: list[int] = []
     content = 0
-    current: _Block | None = None
+    current: Block | None = None
     for index, line in enumerate(lines):
         if index in consumed:
             current = None
@@ -412,7 +189,7 @@ def _line_blocks(
             (nones if _is_none(body) else prose).append(number)
             continue
         if current is None or current.run != kind:
-            current = _Block(kind=kind, start=number, run=kind, loose=kind == "csv")
+            current = Block(kind=kind, start=number, run=kind, loose=kind == "csv")
             blocks.append(current)
         if kind == "pipe":
             if separator:
@@ -446,8 +223,8 @@ def _line_blocks(
 
 
 def _add_pipe_row(
-    blocks: list[_Block], block: _Block, cells: list[str], number: int, names: dict[str, int]
-) -> _Block:
+    blocks: list[Block], block: Block, cells: list[str], number: int, names: dict[str, int]
+) -> Block:
     """Append a pipe row; an alignment row marks a header and may start a new table.
 
     The row above an alignment row is a header when it is the table's first row,
@@ -462,7 +239,7 @@ def _add_pipe_row(
         if block.rows:
             _, found, nonempty = _header_match(block.rows[-1], names)
             if found and 2 * found > nonempty:
-                new = _Block(kind=block.kind, start=block.lines[-1], run=block.run, header=block.rows.pop())
+                new = Block(kind=block.kind, start=block.lines[-1], run=block.run, header=block.rows.pop())
                 block.lines.pop()
                 blocks.append(new)
                 return new
@@ -479,7 +256,7 @@ def _header_match(cells: list[str], names: dict[str, int]) -> tuple[list[str], i
     return normal, len(found), sum(1 for n in normal if n)
 
 
-def _evaluate(block: _Block, schema: Schema, names: dict[str, int]) -> _Candidate:
+def _evaluate(block: Block, schema: Schema, names: dict[str, int]) -> _Candidate:
     """Find the block's header, map its rows to the schema's columns."""
     width = len(schema.columns)
     rows, lines = block.rows, block.lines
@@ -640,12 +417,12 @@ def parse_paper(text: str, schema: Schema) -> ParsedTable:
         names.setdefault(normalize_name(column), j)
     lines = text.splitlines()
     issues: list[str] = []
-    blocks: list[_Block] = []
+    blocks: list[Block] = []
     consumed: set[int] = set()
     if "[" in text or "{" in text:
-        blocks, consumed = _json_blocks(lines, names)
+        blocks, consumed = json_blocks(lines, names)
     if "<" in text and "<table" in text.lower():
-        html, more = _html_blocks(text)
+        html, more = html_blocks(text)
         blocks += [b for b in html if b.start - 1 not in consumed]
         consumed |= more
     line_blocks, prose, nones, content = _line_blocks(lines, consumed, schema, names, issues)

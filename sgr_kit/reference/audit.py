@@ -33,301 +33,151 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable, Mapping
+from typing import Mapping
 
 import pandas as pd
 
 from ..errors import SgrKitError
 from . import tables as T
+from .numbers import (
+    VERDICTS,
+    ZERO,
+    Estimate,
+    Printed,
+    PublishedNumbers,
+    claim_row,
+    clip,
+    exact,
+    half_unit,
+    inversions,
+    listing,
+    mean,
+    rank_of,
+    rounding_tolerance,
+    share,
+)
 
 __all__ = ["COLUMNS", "VERDICTS", "half_unit", "rounding_tolerance", "audit", "audit_summary"]
 
 #: Columns of :func:`audit`.
 COLUMNS = ("id", "claim", "location", "published", "recomputed", "difference", "tolerance", "verdict", "kind",
            "inputs")
-VERDICTS = ("consistent", "inconsistent")
-_ZERO = Fraction(0)
-
-
-def half_unit(decimals: int | None) -> Fraction:
-    """Half a unit in the last printed digit: the largest rounding error of a printed number.
-
-    Parameters
-    ----------
-    decimals : int or None
-        Printed decimals; None for an exact number (a count), whose half-unit is 0.
-
-    Returns
-    -------
-    Fraction
-
-    Examples
-    --------
-    >>> half_unit(2), half_unit(0), half_unit(None)
-    (Fraction(1, 200), Fraction(1, 2), Fraction(0, 1))
-    """
-    return _ZERO if decimals is None else Fraction(1, 2 * 10**decimals)
-
-
-def rounding_tolerance(decimals: int | None, *, inputs: Iterable[tuple[Fraction | int, int | None]] = ()) -> Fraction:
-    """The audit's tolerance for a published value recomputed as a weighted sum of printed inputs.
-
-    Parameters
-    ----------
-    decimals : int or None
-        Printed decimals of the published value; None when it is an exact count.
-    inputs : iterable of (weight, decimals)
-        One pair per printed input of the recomputation ``sum(weight * input)``;
-        ``decimals=None`` marks an exact input (a count).
-
-    Returns
-    -------
-    Fraction
-        ``half_unit(decimals) + sum(|weight| * half_unit(input decimals))``.
-
-    Examples
-    --------
-    Table 2's Overall (2 decimals) as the mean of two 2-decimal cells:
-
-    >>> rounding_tolerance(2, inputs=[(Fraction(1, 2), 2), (Fraction(1, 2), 2)])
-    Fraction(1, 100)
-
-    A 1-decimal gap as the difference of two 1-decimal values, and a 1-decimal share
-    of exact counts:
-
-    >>> rounding_tolerance(1, inputs=[(1, 1), (-1, 1)]), rounding_tolerance(1, inputs=[(1, None)])
-    (Fraction(3, 20), Fraction(1, 20))
-    """
-    return half_unit(decimals) + sum((abs(Fraction(w)) * half_unit(d) for w, d in inputs), _ZERO)
-
-
-@dataclass(frozen=True)
-class _Est:
-    """A recomputed value and the worst-case rounding error carried from its printed inputs."""
-
-    value: Fraction
-    err: Fraction = _ZERO
-
-    def __add__(self, other: _Est) -> _Est:
-        return _Est(self.value + other.value, self.err + other.err)
-
-    def __sub__(self, other: _Est) -> _Est:
-        return _Est(self.value - other.value, self.err + other.err)
-
-    def scale(self, k: Fraction | int) -> _Est:
-        return _Est(self.value * k, self.err * abs(Fraction(k)))
-
-
-@dataclass(frozen=True)
-class _Num:
-    """A published number: exact value of its printed text, rounding half-unit, printed text."""
-
-    value: Fraction
-    decimals: int | None
-    printed: str
-
-    @property
-    def est(self) -> _Est:
-        return _Est(self.value, half_unit(self.decimals))
-
-
-def _num(value: float, decimals: int, *, exact: bool = False) -> _Num:
-    decimals = int(decimals)
-    printed = f"{value:.{decimals}f}"
-    return _Num(Fraction(printed), None if exact else decimals, printed)
-
-
-def _exact(value: Fraction | int) -> _Num:
-    return _Num(Fraction(value), None, str(value))
-
-
-def _mean(nums: Iterable[_Num]) -> _Est:
-    items = [n.est for n in nums]
-    total = _Est(_ZERO)
-    for e in items:
-        total = total + e
-    return total.scale(Fraction(1, len(items)))
-
-
-def _share(part: _Num, whole: _Num) -> _Est:
-    return _Est(100 * part.value / whole.value)  # counts are exact: no carried error
-
-
-def _values(nums: Iterable[_Num]) -> str:
-    return ", ".join(n.printed for n in nums)
-
-
-class _Paper:
-    """Published numbers by their coordinates, read from the reference tables."""
-
-    def __init__(self, frames: Mapping[str, pd.DataFrame]):
-        f = frames
-        self.t2 = {(r.system, r.variant, r.metric): _num(r.value, r.decimals) for r in f["table2"].itertuples()}
-        self.t3 = {(r.system, r.metric): _num(r.value, r.decimals) for r in f["table3"].itertuples()}
-        self.t3_order = list(dict.fromkeys(f["table3"].sort_values("position", kind="stable")["system"]))
-        self.t4 = {(r.label, r.error_type): _num(r.value, 0, exact=True) for r in f["table4"].itertuples()}
-        self.t4_labels = [x for x in dict.fromkeys(f["table4"]["label"]) if x != "Total"]
-        self.t5 = {(r.family, r.error_type): _num(r.value, 0, exact=True) for r in f["table5"].itertuples()}
-        self.t5_families = list(dict.fromkeys(f["table5"]["family"]))
-        self.t6 = {(r.error_type, r.metric): _num(r.value, r.decimals, exact=r.metric == "n")
-                   for r in f["table6"].itertuples()}
-        self.fam = {r.family: _num(r.value, r.decimals) for r in f["family_item_f1"].itertuples()}
-        self.bins = {(r.bin, r.quantity): _num(r.value, r.decimals, exact=r.quantity == "tasks")
-                     for r in f["cardinality"].itertuples() if not pd.isna(r.value)}
-        self.stats = {(r.statistic, r.subject): _num(r.value, r.decimals, exact=r.decimals == 0)
-                      for r in f["dataset_stats"].itertuples()}
-        self.text = {r.id: r for r in f["text_numbers"].itertuples()}
-        self.systems = list(dict.fromkeys(f["table2"]["system"]))
-        self.groups = dict(zip(f["table2"]["system"], f["table2"]["group"]))
-
-    def text_num(self, key: str) -> _Num:
-        r = self.text[key]
-        return _num(r.value, r.decimals, exact=r.decimals == 0 and r.unit not in ("percent", "points"))
-
-    def t2_col(self, variant: str, metric: str, systems: Iterable[str] | None = None) -> list[_Num]:
-        return [self.t2[s, variant, metric] for s in (self.systems if systems is None else systems)]
-
-
-def _claim(cid: str, claim: str, location: str, kind: str, published: _Num, est: _Est, inputs: str,
-           side: str = "equal") -> dict:
-    tol = half_unit(published.decimals) + est.err
-    raw = published.value - est.value
-    diff = {"equal": raw, "above": max(raw, _ZERO), "below": min(raw, _ZERO)}[side]
-    return {
-        "id": cid, "claim": claim, "location": location, "published": published.value, "recomputed": est.value,
-        "difference": diff, "tolerance": tol, "verdict": VERDICTS[abs(diff) > tol], "kind": kind, "inputs": inputs,
-    }
-
-
-def _rank(value: Fraction, others: Iterable[Fraction], *, lowest: bool = False) -> int:
-    """1 + number of strictly better values (higher, or lower with ``lowest``)."""
-    return 1 + sum((o < value) if lowest else (o > value) for o in others)
-
-
-def _inversions(values: list[Fraction]) -> int:
-    """Pairs printed in the wrong order for a descending sort."""
-    return sum(values[i] < values[j] for i in range(len(values)) for j in range(i + 1, len(values)))
-
-
-def _clip(value: Fraction, lo: Fraction, hi: Fraction) -> Fraction:
-    return min(max(value, lo), hi)
 
 
 _M = {"item_f1": "Item-F1", "row_f1": "Row-F1", "poa": "P.O.A."}
 
 
-def _table_claims(p: _Paper) -> list[dict]:
+def _table_claims(p: PublishedNumbers) -> list[dict]:
     """Tables 2-6: Overall cells, Table 3 from Table 2, totals, gaps and n."""
     out = []
     for s in p.systems:
         c, g = p.t2[s, "constraint", "item_f1"], p.t2[s, "goal", "item_f1"]
-        out.append(_claim(
+        out.append(claim_row(
             f"table2.overall.{s}", f"{s}: Overall Item-F1 is the mean of its constraint-guided and goal-oriented "
-            "Item-F1 (50 tasks each)", "Table 2", "derivation", p.t2[s, "overall", "item_f1"], _mean([c, g]),
+            "Item-F1 (50 tasks each)", "Table 2", "derivation", p.t2[s, "overall", "item_f1"], mean([c, g]),
             f"Table 2 {s}: constraint item_f1 {c.printed}, goal item_f1 {g.printed}"))
     for s in p.t3_order:
         o = p.t2[s, "overall", "item_f1"]
-        out.append(_claim(f"table3.item_f1.{s}", f"{s}: Item-F1 equals Table 2's Overall", "Table 3", "equality",
+        out.append(claim_row(f"table3.item_f1.{s}", f"{s}: Item-F1 equals Table 2's Overall", "Table 3", "equality",
                           p.t3[s, "item_f1"], o.est, f"Table 2 {s}: overall item_f1 {o.printed}"))
         for m in ("row_f1", "poa"):
             c, g = p.t2[s, "constraint", m], p.t2[s, "goal", m]
-            out.append(_claim(f"table3.{m}.{s}", f"{s}: {_M[m]} is the mean of Table 2's two variant {_M[m]}",
-                              "Table 3", "derivation", p.t3[s, m], _mean([c, g]),
+            out.append(claim_row(f"table3.{m}.{s}", f"{s}: {_M[m]} is the mean of Table 2's two variant {_M[m]}",
+                              "Table 3", "derivation", p.t3[s, m], mean([c, g]),
                               f"Table 2 {s}: constraint {m} {c.printed}, goal {m} {g.printed}"))
     items = [p.t3[s, "item_f1"] for s in p.t3_order]
-    out.append(_claim("table3.order", "rows are sorted by overall Item-F1, highest first: pairs out of order",
-                      'Table 3 caption: "sorted by overall Item-F1"', "ordering", _exact(0),
-                      _Est(Fraction(_inversions([n.value for n in items]))),
-                      "Table 3 item_f1 in printed order: " + _values(items)))
+    out.append(claim_row("table3.order", "rows are sorted by overall Item-F1, highest first: pairs out of order",
+                      'Table 3 caption: "sorted by overall Item-F1"', "ordering", exact(0),
+                      Estimate(Fraction(inversions([n.value for n in items]))),
+                      "Table 3 item_f1 in printed order: " + listing(items)))
     slots = p.text_num("t4cap.task_slots")
     for lab in p.t4_labels:
         parts = [p.t4[lab, t] for t in T.ERROR_TYPES]
         fail, corr = p.t4[lab, "fail"], p.t4[lab, "correct"]
-        out.append(_claim(f"table4.fail.{lab}", f"{lab}: Fail is the sum of its six error-type counts", "Table 4",
-                          "derivation", fail, _Est(sum(n.value for n in parts)), f"Table 4 {lab}: " + _values(parts)))
-        out.append(_claim(f"table4.slots.{lab}", f"{lab}: Fail + Corr. equals the caption's 22 task slots per model",
-                          "Table 4", "derivation", slots, _Est(fail.value + corr.value),
+        out.append(claim_row(f"table4.fail.{lab}", f"{lab}: Fail is the sum of its six error-type counts", "Table 4",
+                          "derivation", fail, Estimate(sum(n.value for n in parts)), f"Table 4 {lab}: " + listing(parts)))
+        out.append(claim_row(f"table4.slots.{lab}", f"{lab}: Fail + Corr. equals the caption's 22 task slots per model",
+                          "Table 4", "derivation", slots, Estimate(fail.value + corr.value),
                           f"Table 4 {lab}: Fail {fail.printed}, Corr. {corr.printed}"))
     for t in (*T.ERROR_TYPES, "fail", "correct"):
         col = [p.t4[lab, t] for lab in p.t4_labels]
-        out.append(_claim(f"table4.total.{t}", f"Total row, {t}: the sum over the eight models", "Table 4",
-                          "derivation", p.t4["Total", t], _Est(sum(n.value for n in col)),
-                          f"Table 4 {t} by model: " + _values(col)))
+        out.append(claim_row(f"table4.total.{t}", f"Total row, {t}: the sum over the eight models", "Table 4",
+                          "derivation", p.t4["Total", t], Estimate(sum(n.value for n in col)),
+                          f"Table 4 {t} by model: " + listing(col)))
     for fam in p.t5_families:
         parts = [p.t5[fam, t] for t in T.ERROR_TYPES]
-        out.append(_claim(f"table5.total.{fam}", f"{fam}: Total is the sum of its six error-type counts", "Table 5",
-                          "derivation", p.t5[fam, "total"], _Est(sum(n.value for n in parts)),
-                          f"Table 5 {fam}: " + _values(parts)))
+        out.append(claim_row(f"table5.total.{fam}", f"{fam}: Total is the sum of its six error-type counts", "Table 5",
+                          "derivation", p.t5[fam, "total"], Estimate(sum(n.value for n in parts)),
+                          f"Table 5 {fam}: " + listing(parts)))
     for t in (*T.ERROR_TYPES, "total"):
         col = [p.t5[fam, t] for fam in p.t5_families]
         key = "fail" if t == "total" else t
-        out.append(_claim(f"table5.column.{t}", f"{t} summed over the five families equals Table 4's Total row",
-                          "Table 5", "derivation", p.t4["Total", key], _Est(sum(n.value for n in col)),
-                          f"Table 5 {t} by family: " + _values(col)))
+        out.append(claim_row(f"table5.column.{t}", f"{t} summed over the five families equals Table 4's Total row",
+                          "Table 5", "derivation", p.t4["Total", key], Estimate(sum(n.value for n in col)),
+                          f"Table 5 {t} by family: " + listing(col)))
     for t in (*T.ERROR_TYPES, "correct"):
         i, r = p.t6[t, "item_f1"], p.t6[t, "row_f1"]
-        out.append(_claim(f"table6.gap.{t}", f"{t}: Gap is Item-F1 minus Row-F1", "Table 6", "derivation",
+        out.append(claim_row(f"table6.gap.{t}", f"{t}: Gap is Item-F1 minus Row-F1", "Table 6", "derivation",
                           p.t6[t, "gap"], i.est - r.est, f"Table 6 {t}: item_f1 {i.printed}, row_f1 {r.printed}"))
         total = p.t4["Total", t]
-        out.append(_claim(f"table6.n.{t}", f"{t}: n equals Table 4's Total row", "Table 6", "equality",
+        out.append(claim_row(f"table6.n.{t}", f"{t}: n equals Table 4's Total row", "Table 6", "equality",
                           p.t6[t, "n"], total.est, f"Table 4 Total {t}: {total.printed}"))
     return out
 
 
-def _dataset_claims(p: _Paper) -> list[dict]:
+def _dataset_claims(p: PublishedNumbers) -> list[dict]:
     """Section 3.3 and Appendix K: counts, shares, pairing parity and feasibility."""
     out = []
     loc = "Section 3.3"
     total = p.stats["tasks", "benchmark"]
     fams = [(f, n) for (stat, f), n in p.stats.items()
             if stat == "tasks" and f not in ("benchmark", "constraint", "goal")]
-    out.append(_claim("s3_3.family_total", "family task counts add up to the benchmark's tasks", loc, "derivation",
-                      total, _Est(sum(n.value for _, n in fams)), "Section 3.3 family counts: " +
-                      _values(n for _, n in fams)))
-    out.append(_claim("s3_3.family_count", "the families listed are as many as the stated number of families", loc,
-                      "derivation", p.stats["families", "benchmark"], _Est(Fraction(len(fams))),
+    out.append(claim_row("s3_3.family_total", "family task counts add up to the benchmark's tasks", loc, "derivation",
+                      total, Estimate(sum(n.value for _, n in fams)), "Section 3.3 family counts: " +
+                      listing(n for _, n in fams)))
+    out.append(claim_row("s3_3.family_count", "the families listed are as many as the stated number of families", loc,
+                      "derivation", p.stats["families", "benchmark"], Estimate(Fraction(len(fams))),
                       "Section 3.3 families listed: " + ", ".join(f for f, _ in fams)))
     for f, n in fams:
-        out.append(_claim(f"s3_3.share.{f}", f"{f}: share of tasks is its count over {total.printed}", loc,
-                          "derivation", p.stats["share", f], _share(n, total),
+        out.append(claim_row(f"s3_3.share.{f}", f"{f}: share of tasks is its count over {total.printed}", loc,
+                          "derivation", p.stats["share", f], share(n, total),
                           f"Section 3.3: {n.printed} of {total.printed} tasks"))
     c, g = p.stats["tasks", "constraint"], p.stats["tasks", "goal"]
-    out.append(_claim("s3_3.variant_total", "constraint-guided plus goal-oriented tasks make up the benchmark", loc,
-                      "derivation", total, _Est(c.value + g.value), f"Section 3.3: {c.printed} + {g.printed}"))
-    out.append(_claim("s3_3.variant_balance", "paired variants: as many goal-oriented as constraint-guided tasks",
+    out.append(claim_row("s3_3.variant_total", "constraint-guided plus goal-oriented tasks make up the benchmark", loc,
+                      "derivation", total, Estimate(c.value + g.value), f"Section 3.3: {c.printed} + {g.printed}"))
+    out.append(claim_row("s3_3.variant_balance", "paired variants: as many goal-oriented as constraint-guided tasks",
                       loc, "equality", g, c.est, f"Section 3.3: constraint-guided {c.printed}"))
     k7 = p.stats["tasks_at_most_7_rows", "reference answers"]
-    out.append(_claim("s3_3.share_at_most_7_rows", "share of tasks with at most 7 rows is their count over the "
+    out.append(claim_row("s3_3.share_at_most_7_rows", "share of tasks with at most 7 rows is their count over the "
                       "tasks", loc, "derivation", p.stats["share_at_most_7_rows", "reference answers"],
-                      _share(k7, total), f"Section 3.3: {k7.printed} of {total.printed} tasks"))
+                      share(k7, total), f"Section 3.3: {k7.printed} of {total.printed} tasks"))
     odd = sum(n.value % 2 for _, n in fams)
-    out.append(_claim("s3_3.families_paired", "both variants of a problem share its website, so every family count "
-                      "is even: families with an odd count", loc, "ordering", _exact(0), _Est(Fraction(odd)),
-                      "Section 3.3 family counts: " + _values(n for _, n in fams)))
+    out.append(claim_row("s3_3.families_paired", "both variants of a problem share its website, so every family count "
+                      "is even: families with an odd count", loc, "ordering", exact(0), Estimate(Fraction(odd)),
+                      "Section 3.3 family counts: " + listing(n for _, n in fams)))
     mean = p.stats["mean_rows", "reference answers"]
     step = Fraction(2) / total.value  # the 100 references come in identical pairs: even total rows
-    out.append(_claim("s3_3.mean_rows_paired", "both variants share one reference, so 100 x mean rows is an even "
-                      "total: nearest attainable mean", loc, "bound", mean, _Est(round(mean.value / step) * step),
+    out.append(claim_row("s3_3.mean_rows_paired", "both variants share one reference, so 100 x mean rows is an even "
+                      "total: nearest attainable mean", loc, "bound", mean, Estimate(round(mean.value / step) * step),
                       f"Section 3.3: mean {mean.printed} over {total.printed} tasks in pairs"))
     # Appendix K
     loc = "Appendix K, paragraph 1"
     bins = [(b, p.bins[b, "tasks"]) for b in T.BINS]
     n = {b: x.value for b, x in bins}
-    out.append(_claim("appK.bins_total", "bin task counts add up to the benchmark's tasks", loc, "derivation", total,
-                      _Est(sum(n.values())), "Appendix K bin counts: " + _values(x for _, x in bins)))
+    out.append(claim_row("appK.bins_total", "bin task counts add up to the benchmark's tasks", loc, "derivation", total,
+                      Estimate(sum(n.values())), "Appendix K bin counts: " + listing(x for _, x in bins)))
     for b, x in bins:
-        out.append(_claim(f"appK.share.{b}", f"bin {b}: share of tasks is its count over {total.printed}", loc,
-                          "derivation", p.bins[b, "share"], _share(x, total),
+        out.append(claim_row(f"appK.share.{b}", f"bin {b}: share of tasks is its count over {total.printed}", loc,
+                          "derivation", p.bins[b, "share"], share(x, total),
                           f"Appendix K: {x.printed} of {total.printed} tasks"))
     odd = sum(v % 2 for v in (*n.values(), k7.value))
-    out.append(_claim("appK.bins_paired", "both variants share one reference, so bin counts and the count of tasks "
-                      "with at most 7 rows are even: odd counts", loc, "ordering", _exact(0), _Est(Fraction(odd)),
-                      "Appendix K bin counts " + _values(x for _, x in bins) + f"; at most 7 rows {k7.printed}"))
+    out.append(claim_row("appK.bins_paired", "both variants share one reference, so bin counts and the count of tasks "
+                      "with at most 7 rows are even: odd counts", loc, "ordering", exact(0), Estimate(Fraction(odd)),
+                      "Appendix K bin counts " + listing(x for _, x in bins) + f"; at most 7 rows {k7.printed}"))
     lo7, hi7 = n["1-2"] + n["3-5"], n["1-2"] + n["3-5"] + n["6-10"]
-    out.append(_claim("appK.at_most_7_rows_range", "tasks with at most 7 rows lie between those with at most 5 and "
-                      "those with at most 10 rows", loc, "bound", k7, _Est(_clip(k7.value, lo7, hi7)),
+    out.append(claim_row("appK.at_most_7_rows_range", "tasks with at most 7 rows lie between those with at most 5 and "
+                      "those with at most 10 rows", loc, "bound", k7, Estimate(clip(k7.value, lo7, hi7)),
                       f"Appendix K bins: at most 5 rows {lo7}, at most 10 rows {hi7}"))
     rmin, rmax = p.stats["min_rows", "reference answers"].value, p.stats["max_rows", "reference answers"].value
     ranges = {"1-2": (max(rmin, 1), Fraction(2)), "3-5": (Fraction(3), Fraction(5)),
@@ -345,17 +195,17 @@ def _dataset_claims(p: _Paper) -> list[dict]:
     (a_lo, a_hi), (b_lo, b_hi) = kth(half), kth(half + 1)
     med = p.stats["median_rows", "reference answers"]
     lo, hi = (a_lo + b_lo) / 2, (a_hi + b_hi) / 2
-    out.append(_claim("appK.median_rows_range", "the median lies in the range the bin counts allow", loc, "bound",
-                      med, _Est(_clip(med.value, lo, hi)), f"Appendix K bins: tasks {half} and {half + 1} by rows "
+    out.append(claim_row("appK.median_rows_range", "the median lies in the range the bin counts allow", loc, "bound",
+                      med, Estimate(clip(med.value, lo, hi)), f"Appendix K bins: tasks {half} and {half + 1} by rows "
                       f"fall in {a_lo}-{a_hi} and {b_lo}-{b_hi}, so the median is in [{lo}, {hi}]"))
-    n67 = _clip(k7.value - lo7, _ZERO, n["6-10"])  # tasks with 6 or 7 rows
+    n67 = clip(k7.value - lo7, ZERO, n["6-10"])  # tasks with 6 or 7 rows
     segments = [(n["1-2"], *ranges["1-2"]), (n["3-5"], 3, 5), (n67, 6, 7), (n["6-10"] - n67, 8, 10)]
     if n["11+"] >= 1:  # one task has the maximum
         segments += [(Fraction(1), rmax, rmax), (n["11+"] - 1, 11, rmax)]
     lo = sum(c * a for c, a, _ in segments) / total.value
     hi = sum(c * b for c, _, b in segments) / total.value
-    out.append(_claim("appK.mean_rows_range", "the mean lies in the range the bins, the extremes and the at-most-7 "
-                      "count allow", loc, "bound", mean, _Est(_clip(mean.value, lo, hi)),
+    out.append(claim_row("appK.mean_rows_range", "the mean lies in the range the bins, the extremes and the at-most-7 "
+                      "count allow", loc, "bound", mean, Estimate(clip(mean.value, lo, hi)),
                       f"Appendix K bins with min {rmin}, max {rmax} rows and {k7.printed} tasks with at most 7 rows: "
                       f"mean in [{float(lo):g}, {float(hi):g}]"))
     for metric, text_id in (("item_f1", "f1.mean_item_f1"), ("row_f1", "f1.mean_row_f1")):
@@ -376,50 +226,50 @@ def _dataset_claims(p: _Paper) -> list[dict]:
         sum(v.value for f, v in fam_tasks.items() if f not in p.fam) / total.value,
         "Finding 3 family means with Section 3.3 task counts (" +
         ", ".join(f for f in fam_tasks if f not in p.fam) + " unpublished)"))
-    out.append(_claim("f3.family_order", "families are named from most to least accessible: pairs out of order",
-                      "Section 4.2, Finding 3", "ordering", _exact(0),
-                      _Est(Fraction(_inversions([x.value for _, x in published]))),
+    out.append(claim_row("f3.family_order", "families are named from most to least accessible: pairs out of order",
+                      "Section 4.2, Finding 3", "ordering", exact(0),
+                      Estimate(Fraction(inversions([x.value for _, x in published]))),
                       "Finding 3 in printed order: " + ", ".join(f"{f} {x.printed}" for f, x in published)))
     return out
 
 
-def _weighted_bound(cid: str, claim: str, loc: str, published: _Num, parts: list, missing_weight: Fraction,
+def _weighted_bound(cid: str, claim: str, loc: str, published: Printed, parts: list, missing_weight: Fraction,
                     source: str) -> dict:
     """``published`` must equal sum(weight * mean) + missing_weight * m for some m in [0, 100]."""
-    known = _Est(_ZERO)
+    known = Estimate(ZERO)
     for weight, x, _ in parts:
         known = known + x.est.scale(weight)
     lo, hi = known.value, known.value + 100 * missing_weight
     implied = (published.value - known.value) / missing_weight if missing_weight else None
     note = "" if implied is None else f"; implied mean of the unpublished part {float(implied):.2f}"
-    return _claim(cid, claim, loc, "bound", published, _Est(_clip(published.value, lo, hi), known.err),
+    return claim_row(cid, claim, loc, "bound", published, Estimate(clip(published.value, lo, hi), known.err),
                   f"{source}: " + ", ".join(text for _, _, text in parts) + note)
 
 
-def _rank_claims(p: _Paper) -> list[dict]:
+def _rank_claims(p: PublishedNumbers) -> list[dict]:
     """Ranks, dominant types and exceptions stated in words (Appendices E, H-J, figure captions)."""
     out = []
 
     def rank(cid, claim, loc, values: Mapping[str, Fraction], who: str, *, claimed=1, lowest=False, inputs=""):
-        r = _rank(values[who], [v for k, v in values.items() if k != who], lowest=lowest)
-        out.append(_claim(cid, claim, loc, "ordering", _exact(claimed), _Est(Fraction(r)), inputs))
+        r = rank_of(values[who], [v for k, v in values.items() if k != who], lowest=lowest)
+        out.append(claim_row(cid, claim, loc, "ordering", exact(claimed), Estimate(Fraction(r)), inputs))
 
     loc = 'Appendix E: "with GPT-5.5 leading on both Item-F1 and Row-F1"'
     for m in ("item_f1", "row_f1"):
         vals = {s: p.t3[s, m].value for s in p.t3_order}
         rank(f"appE.gpt_leads.{m}", f"GPT-5.5 ranks first by {_M[m]} among the 11 systems (rank)", loc, vals,
-             "GPT-5.5", inputs=f"Table 3 {m}: " + _values(p.t3[s, m] for s in p.t3_order))
+             "GPT-5.5", inputs=f"Table 3 {m}: " + listing(p.t3[s, m] for s in p.t3_order))
     below = [s for s in p.t3_order if p.t3[s, "item_f1"].value <= p.t3[s, "row_f1"].value]
-    out.append(_claim("fig2.above_diagonal", "every system's Item-F1 exceeds its Row-F1: systems where it does not",
-                      'Section 4.2, Figure 2 caption: "All points sit above the diagonal"', "ordering", _exact(0),
-                      _Est(Fraction(len(below))), "Table 3 item_f1 and row_f1 of the 11 systems"
+    out.append(claim_row("fig2.above_diagonal", "every system's Item-F1 exceeds its Row-F1: systems where it does not",
+                      'Section 4.2, Figure 2 caption: "All points sit above the diagonal"', "ordering", exact(0),
+                      Estimate(Fraction(len(below))), "Table 3 item_f1 and row_f1 of the 11 systems"
                       + (": " + ", ".join(below) if below else "")))
     loc = "Appendix H, Figure 4 caption"
     for lab, t in (("Seed-2.0", "scope_drift"), ("Gemini 3.1", "scope_drift"),
                    ("DS V4 Pro", "criterion_mismatch"), ("GLM-5.1", "criterion_mismatch")):
         vals = {e: p.t4[lab, e].value for e in T.ERROR_TYPES}
         rank(f"fig4.dominant.{lab}", f"{lab}: {t} is its most frequent error type (rank)", loc, vals, t,
-             inputs=f"Table 4 {lab}: " + _values(p.t4[lab, e] for e in T.ERROR_TYPES))
+             inputs=f"Table 4 {lab}: " + listing(p.t4[lab, e] for e in T.ERROR_TYPES))
     for lab, t, loc in (("Claude 4.7", "intent_rewriting", "Appendix H, Figure 4 caption"),
                         ("Kimi K2.5", "dependency_error", "Appendix H, paragraph 2")):
         vals = {x: p.t4[x, t].value / p.t4[x, "fail"].value for x in p.t4_labels}
@@ -427,9 +277,9 @@ def _rank_claims(p: _Paper) -> list[dict]:
              loc, vals, lab, inputs=f"Table 4 {t} / Fail: " + ", ".join(
                  f"{x} {p.t4[x, t].printed}/{p.t4[x, 'fail'].printed}" for x in p.t4_labels))
     zero = [x for x in p.t4_labels if p.t4[x, "correct"].value == 0]
-    out.append(_claim("appH.only_zero_correct", "Kimi K2.5 is the only model with zero correct trajectories: models "
+    out.append(claim_row("appH.only_zero_correct", "Kimi K2.5 is the only model with zero correct trajectories: models "
                       "with Corr. 0", 'Appendix H, paragraph 2: "the only model with zero correct trajectories"',
-                      "ordering", _exact(1), _Est(Fraction(len(zero))),
+                      "ordering", exact(1), Estimate(Fraction(len(zero))),
                       "Table 4 Corr.: " + ", ".join(f"{x} {p.t4[x, 'correct'].printed}" for x in p.t4_labels)))
     loc = "Appendix I, Figure 5 caption"
     for fam, t, claimed in (("scholarly archives", "scope_drift", 1), ("environmental monitoring", "scope_drift", 1),
@@ -439,23 +289,23 @@ def _rank_claims(p: _Paper) -> list[dict]:
                             ("official statistics", "final_answer", 2)):
         vals = {e: p.t5[fam, e].value for e in T.ERROR_TYPES}
         rank(f"fig5.rank.{fam}.{t}", f"{fam}: rank of {t} among its error types", loc, vals, t, claimed=claimed,
-             inputs=f"Table 5 {fam}: " + _values(p.t5[fam, e] for e in T.ERROR_TYPES))
+             inputs=f"Table 5 {fam}: " + listing(p.t5[fam, e] for e in T.ERROR_TYPES))
     item = {t: p.t6[t, "item_f1"].value for t in T.ERROR_TYPES}
-    worst = max(_rank(item[t], [v for k, v in item.items() if k != t], lowest=True)
+    worst = max(rank_of(item[t], [v for k, v in item.items() if k != t], lowest=True)
                 for t in ("scope_drift", "intent_rewriting"))
-    out.append(_claim("table6.upstream_lowest_item_f1", "scope drift and intent rewriting have the two lowest Item-F1 "
+    out.append(claim_row("table6.upstream_lowest_item_f1", "scope drift and intent rewriting have the two lowest Item-F1 "
                       "of the six error types: the worse of their ranks from the bottom",
                       'Table 6 caption: "Upstream errors (scope drift, intent rewriting) produce lower Item-F1"',
-                      "ordering", _exact(2), _Est(Fraction(worst)),
-                      "Table 6 item_f1: " + _values(p.t6[t, "item_f1"] for t in T.ERROR_TYPES)))
+                      "ordering", exact(2), Estimate(Fraction(worst)),
+                      "Table 6 item_f1: " + listing(p.t6[t, "item_f1"] for t in T.ERROR_TYPES)))
     row = {t: p.t6[t, "row_f1"].value for t in T.ERROR_TYPES}
     rank("appJ.mismatch_lowest_row_f1", "criterion mismatch has the lowest Row-F1 of the six error types (rank from "
          "the bottom)", 'Appendix J: "the lowest Row-F1 among all error types (7.3%)"', row, "criterion_mismatch",
-         lowest=True, inputs="Table 6 row_f1: " + _values(p.t6[t, "row_f1"] for t in T.ERROR_TYPES))
+         lowest=True, inputs="Table 6 row_f1: " + listing(p.t6[t, "row_f1"] for t in T.ERROR_TYPES))
     gap = {t: p.t6[t, "gap"].value for t in T.ERROR_TYPES}
     rank("fig6.mismatch_widest_gap", "criterion mismatch has the widest Item-F1 vs Row-F1 gap (rank)",
          'Appendix J, Figure 6 caption: "Criterion mismatch shows the widest Item-F1 vs. Row-F1 gap"', gap,
-         "criterion_mismatch", inputs="Table 6 gap: " + _values(p.t6[t, "gap"] for t in T.ERROR_TYPES))
+         "criterion_mismatch", inputs="Table 6 gap: " + listing(p.t6[t, "gap"] for t in T.ERROR_TYPES))
     return out
 
 
@@ -497,7 +347,7 @@ _STATS = {"tasks": ("tasks", "benchmark"), "ordered_table_tasks": ("tasks", "ben
 _Rule = tuple  # (estimate, inputs, side)
 
 
-def _text_rules(p: _Paper) -> dict[str, _Rule]:
+def _text_rules(p: PublishedNumbers) -> dict[str, _Rule]:
     """How each kind of text number is recomputed: key -> (estimate, inputs, side).
 
     The key of a text number is its id without the place prefix and any ``_<n>``
@@ -508,8 +358,8 @@ def _text_rules(p: _Paper) -> dict[str, _Rule]:
     com = [s for s in p.systems if p.groups[s] == "commercial"]
     overall = p.t2_col("overall", "item_f1")
     rows = p.t2_col("constraint", "row_f1") + p.t2_col("goal", "row_f1")
-    mean_c = {m: _mean(p.t2_col("constraint", m)) for m in _M}
-    mean_g = {m: _mean(p.t2_col("goal", m)) for m in _M}
+    mean_c = {m: mean(p.t2_col("constraint", m)) for m in _M}
+    mean_g = {m: mean(p.t2_col("goal", m)) for m in _M}
     best = max(p.systems, key=lambda s: p.t2[s, "overall", "item_f1"].value)
     worst = min(p.systems, key=lambda s: p.t2[s, "overall", "item_f1"].value)
     best_rows = [p.t2[best, "constraint", "row_f1"], p.t2[best, "goal", "row_f1"]]
@@ -520,8 +370,8 @@ def _text_rules(p: _Paper) -> dict[str, _Rule]:
     found, gold = p.text_num("appF.kimi_rows_found").value, p.text_num("appF.kimi_gold_rows").value
     fail = f"Table 4 Total Fail: {tot('fail').printed}"
     rules: dict[str, _Rule] = {
-        "cli_systems": (_Est(Fraction(len(cli))), "Table 2 CLI-based systems: " + ", ".join(cli), "equal"),
-        "commercial_systems": (_Est(Fraction(len(com))), "Table 2 commercial systems: " + ", ".join(com), "equal"),
+        "cli_systems": (Estimate(Fraction(len(cli))), "Table 2 CLI-based systems: " + ", ".join(cli), "equal"),
+        "commercial_systems": (Estimate(Fraction(len(com))), "Table 2 commercial systems: " + ", ".join(com), "equal"),
         "best_item_f1": (p.t2[best, "overall", "item_f1"].est, f"Table 2 highest Overall: {best} "
                          + p.t2[best, "overall", "item_f1"].printed, "equal"),
         "item_f1_min": (p.t2[worst, "overall", "item_f1"].est, f"Table 2 lowest Overall: {worst} "
@@ -529,48 +379,48 @@ def _text_rules(p: _Paper) -> dict[str, _Rule]:
         "audited_failures": (tot("fail").est, fail, "equal"),
         "failures": (tot("fail").est, fail, "equal"),
         "correct": (tot("correct").est, f"Table 4 Total Corr.: {tot('correct').printed}", "equal"),
-        "trajectories": (_Est(runs), f"Table 4 Total: Fail {tot('fail').printed} + Corr. {tot('correct').printed}",
+        "trajectories": (Estimate(runs), f"Table 4 Total: Fail {tot('fail').printed} + Corr. {tot('correct').printed}",
                          "equal"),
-        "task_slots": (_Est(runs / models), f"Table 4: {runs} trajectories over {models} models", "equal"),
-        "task_slots_bound": (_Est(Fraction(need)), f"Table 5 Totals {_values(fam_totals)} need at least {need} "
+        "task_slots": (Estimate(runs / models), f"Table 4: {runs} trajectories over {models} models", "equal"),
+        "task_slots_bound": (Estimate(Fraction(need)), f"Table 5 Totals {listing(fam_totals)} need at least {need} "
                              f"slots of {models} trajectories", "below"),
-        "cli_agents": (_Est(Fraction(models)), f"Table 4: {models} model rows", "equal"),
-        "error_types": (_Est(Fraction(len(T.ERROR_TYPES))), "Table 4: six error-type columns", "equal"),
-        "family_groupings": (_Est(Fraction(len(p.t5_families))), "Table 5 rows: " + ", ".join(p.t5_families),
+        "cli_agents": (Estimate(Fraction(models)), f"Table 4: {models} model rows", "equal"),
+        "error_types": (Estimate(Fraction(len(T.ERROR_TYPES))), "Table 4: six error-type columns", "equal"),
+        "family_groupings": (Estimate(Fraction(len(p.t5_families))), "Table 5 rows: " + ", ".join(p.t5_families),
                              "equal"),
-        "family_failures": (_Est(sum(n.value for n in fam_totals)), "Table 5 Total column: " + _values(fam_totals),
+        "family_failures": (Estimate(sum(n.value for n in fam_totals)), "Table 5 Total column: " + listing(fam_totals),
                             "equal"),
-        "mean_item_f1": (_mean(overall), "Table 2 Overall of the 11 systems: " + _values(overall), "equal"),
-        "mean_row_f1": (_mean(rows), "Table 2 row_f1, both variants of the 11 systems: " + _values(rows), "equal"),
-        "gap": (_mean(overall) - _mean(rows), "mean Table 2 Overall minus mean Table 2 row_f1 (both variants, "
+        "mean_item_f1": (mean(overall), "Table 2 Overall of the 11 systems: " + listing(overall), "equal"),
+        "mean_row_f1": (mean(rows), "Table 2 row_f1, both variants of the 11 systems: " + listing(rows), "equal"),
+        "gap": (mean(overall) - mean(rows), "mean Table 2 Overall minus mean Table 2 row_f1 (both variants, "
                 "11 systems)", "equal"),
-        "best_gap": (p.t2[best, "overall", "item_f1"].est - _mean(best_rows), f"Table 2 {best}: Overall "
-                     f"{p.t2[best, 'overall', 'item_f1'].printed} minus the mean of row_f1 {_values(best_rows)}",
+        "best_gap": (p.t2[best, "overall", "item_f1"].est - mean(best_rows), f"Table 2 {best}: Overall "
+                     f"{p.t2[best, 'overall', 'item_f1'].printed} minus the mean of row_f1 {listing(best_rows)}",
                      "equal"),
-        "best_row_f1": (_mean(best_rows), f"Table 2 {best} row_f1: " + _values(best_rows), "equal"),
-        "cli_mean_item_f1": (_mean(p.t2_col("overall", "item_f1", cli)), "Table 2 Overall of the CLI systems: "
-                             + _values(p.t2_col("overall", "item_f1", cli)), "equal"),
-        "commercial_mean_item_f1": (_mean(p.t2_col("overall", "item_f1", com)), "Table 2 Overall of the "
-                                    "commercial systems: " + _values(p.t2_col("overall", "item_f1", com)), "equal"),
+        "best_row_f1": (mean(best_rows), f"Table 2 {best} row_f1: " + listing(best_rows), "equal"),
+        "cli_mean_item_f1": (mean(p.t2_col("overall", "item_f1", cli)), "Table 2 Overall of the CLI systems: "
+                             + listing(p.t2_col("overall", "item_f1", cli)), "equal"),
+        "commercial_mean_item_f1": (mean(p.t2_col("overall", "item_f1", com)), "Table 2 Overall of the "
+                                    "commercial systems: " + listing(p.t2_col("overall", "item_f1", com)), "equal"),
         "delta_item_f1": (mean_c["item_f1"] - mean_g["item_f1"], "mean Table 2 constraint item_f1 minus mean goal "
                           "item_f1 (11 systems)", "equal"),
         "delta_row_f1": (mean_g["row_f1"] - mean_c["row_f1"], "mean Table 2 goal row_f1 minus mean constraint "
                          "row_f1 (11 systems)", "equal"),
         "kimi_correct": (p.t4["Kimi K2.5", "correct"].est, "Table 4 Kimi K2.5 Corr.: "
                          + p.t4["Kimi K2.5", "correct"].printed, "equal"),
-        "kimi_tasks": (_Est(p.t4["Kimi K2.5", "fail"].value + p.t4["Kimi K2.5", "correct"].value),
+        "kimi_tasks": (Estimate(p.t4["Kimi K2.5", "fail"].value + p.t4["Kimi K2.5", "correct"].value),
                        f"Table 4 Kimi K2.5: Fail {p.t4['Kimi K2.5', 'fail'].printed} + Corr. "
                        f"{p.t4['Kimi K2.5', 'correct'].printed}", "equal"),
         "mismatch_gap": (p.t6["criterion_mismatch", "item_f1"].est - p.t6["criterion_mismatch", "row_f1"].est,
                          "Table 6 criterion_mismatch: item_f1 minus row_f1", "equal"),
         # Appendix F case studies: F1 = 2 x correct / (gold + predicted), from the counts the text gives.
-        "seed_item_f1": (_Est(Fraction(2 * 2, 8 * 4 + 1 * 4) * 100), "Appendix F: 8 reference rows x 4 fields "
+        "seed_item_f1": (Estimate(Fraction(2 * 2, 8 * 4 + 1 * 4) * 100), "Appendix F: 8 reference rows x 4 fields "
                          "(original name, current name, type status, specimen number); 1 answer row with 2 of its "
                          "4 fields right (synonym and type-specimen fields wrong): 2 x 2 / (32 + 4)", "equal"),
-        "seed_row_f1": (_Est(_ZERO), "Appendix F: the 1 answer row is not fully correct: 2 x 0 / (8 + 1)", "equal"),
-        "cfpb_item_f1": (_Est(_ZERO), "Appendix F: all output slots wrong, so no correct field", "equal"),
-        "cfpb_row_f1": (_Est(_ZERO), "Appendix F: all output slots wrong, so no correct row", "equal"),
-        "kimi_row_f1": (_Est(Fraction(200) * found / (found + gold)), f"Appendix F: {found} correct answer rows "
+        "seed_row_f1": (Estimate(ZERO), "Appendix F: the 1 answer row is not fully correct: 2 x 0 / (8 + 1)", "equal"),
+        "cfpb_item_f1": (Estimate(ZERO), "Appendix F: all output slots wrong, so no correct field", "equal"),
+        "cfpb_row_f1": (Estimate(ZERO), "Appendix F: all output slots wrong, so no correct row", "equal"),
+        "kimi_row_f1": (Estimate(Fraction(200) * found / (found + gold)), f"Appendix F: {found} correct answer rows "
                         f"against {gold} reference rows, no extra row assumed: 2 x {found} / ({found} + {gold})",
                         "equal"),
     }
@@ -583,22 +433,22 @@ def _text_rules(p: _Paper) -> dict[str, _Rule]:
     for v in ("constraint", "goal"):
         for m in ("item_f1", "row_f1"):
             col = p.t2_col(v, m)
-            rules[f"{v}_{m}"] = (_mean(col), f"Table 2 {v} {m} of the 11 systems: " + _values(col), "equal")
+            rules[f"{v}_{m}"] = (mean(col), f"Table 2 {v} {m} of the 11 systems: " + listing(col), "equal")
     for key, types in _AUDIT_SHARES.items():
-        part = _exact(sum(tot(t).value for t in types))
-        rules[key] = (_share(part, tot("fail")), "Table 4 Total: " + " + ".join(f"{t} {tot(t).printed}" for t in types)
+        part = exact(sum(tot(t).value for t in types))
+        rules[key] = (share(part, tot("fail")), "Table 4 Total: " + " + ".join(f"{t} {tot(t).printed}" for t in types)
                       + f" of Fail {tot('fail').printed}", "equal")
     for key, (lab, t) in _MODEL_SHARES.items():
         a, b = p.t4[lab, t], p.t4[lab, "fail"]
-        rules[key] = (_share(a, b), f"Table 4 {lab}: {t} {a.printed} of Fail {b.printed}", "equal")
+        rules[key] = (share(a, b), f"Table 4 {lab}: {t} {a.printed} of Fail {b.printed}", "equal")
     for key, (fam, t) in _FAMILY_SHARES.items():
         a, b = p.t5[fam, t], p.t5[fam, "total"]
-        rules[key] = (_share(a, b), f"Table 5 {fam}: {t} {a.printed} of Total {b.printed}", "equal")
+        rules[key] = (share(a, b), f"Table 5 {fam}: {t} {a.printed} of Total {b.printed}", "equal")
     for key, (s, m) in _T3_CELLS.items():
         rules[key] = (p.t3[s, m].est, f"Table 3 {s} {m}: {p.t3[s, m].printed}", "equal")
     for key, (s, m) in _T3_RANKS.items():
-        r = _rank(p.t3[s, m].value, [p.t3[x, m].value for x in p.t3_order if x != s])
-        rules[key] = (_Est(Fraction(r)), f"Table 3 {m}: " + _values(p.t3[x, m] for x in p.t3_order), "equal")
+        r = rank_of(p.t3[s, m].value, [p.t3[x, m].value for x in p.t3_order if x != s])
+        rules[key] = (Estimate(Fraction(r)), f"Table 3 {m}: " + listing(p.t3[x, m] for x in p.t3_order), "equal")
     for key, (t, m) in _T6_CELLS.items():
         rules[key] = (p.t6[t, m].est, f"Table 6 {t} {m}: {p.t6[t, m].printed}", "equal")
     for key, (names, pick, side) in _TIERS.items():
@@ -607,7 +457,7 @@ def _text_rules(p: _Paper) -> dict[str, _Rule]:
     return rules
 
 
-def _text_claims(p: _Paper) -> list[dict]:
+def _text_claims(p: PublishedNumbers) -> list[dict]:
     """Every ``repeat`` and ``derived`` number of ``text_numbers.csv``, plus the variant-cell recomputations."""
     rules = _text_rules(p)
     out: list[dict] = []
@@ -625,15 +475,15 @@ def _text_claims(p: _Paper) -> list[dict]:
         est, inputs, side = rules[key]
         kind = ("ordering" if r.unit == "rank" else "bound" if side != "equal"
                 else "equality" if r.kind == "repeat" else "derivation")
-        out.append(_claim(r.id, r.claim, f'{r.source}: "{r.quote}"', kind, p.text_num(r.id), est, inputs, side))
+        out.append(claim_row(r.id, r.claim, f'{r.source}: "{r.quote}"', kind, p.text_num(r.id), est, inputs, side))
         if r.id in ("f1.mean_item_f1", "s4_2.cli_mean_item_f1"):
             names = p.systems if r.id.startswith("f1") else [s for s in p.systems if p.groups[s] == "cli"]
             cells = p.t2_col("constraint", "item_f1", names) + p.t2_col("goal", "item_f1", names)
-            out.append(_claim(
+            out.append(claim_row(
                 r.id + ".from_variants", r.claim + ", recomputed from Table 2's variant cells (Overall is the "
                 "average over all 100 tasks, i.e. the mean of the two 50-task means)", f'{r.source}: "{r.quote}"',
-                "derivation", p.text_num(r.id), _mean(cells),
-                f"Table 2 constraint and goal item_f1 of {len(names)} systems: " + _values(cells)))
+                "derivation", p.text_num(r.id), mean(cells),
+                f"Table 2 constraint and goal item_f1 of {len(names)} systems: " + listing(cells)))
     return out
 
 
@@ -674,7 +524,7 @@ def audit(tables: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """
     frames = {name: (tables[name] if tables is not None and name in tables else T.load(name)) for name in T.NAMES}
     try:
-        p = _Paper(frames)
+        p = PublishedNumbers(frames)
         rows = _table_claims(p) + _dataset_claims(p) + _text_claims(p) + _rank_claims(p)
     except KeyError as err:
         raise SgrKitError(f"audit: the reference tables lack the published number {err.args[0]!r}; expected "
