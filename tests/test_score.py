@@ -378,7 +378,7 @@ def test_score_runs_rejects_unknown_tasks_and_repeated_answers(two_tasks):
 
 
 def test_score_runs_prepares_each_task_once(two_tasks, monkeypatch):
-    import sgr_kit.score as score_module
+    import sgr_kit.score.runs as score_module
 
     calls = []
     original = score_module.prepare_task
@@ -391,6 +391,18 @@ def test_score_runs_prepares_each_task_once(two_tasks, monkeypatch):
     runs = [Answer(s, "t_001", r, "a|1") for s in ("x", "y") for r in range(3)]
     score_runs(two_tasks, runs, profile="strict")
     assert sorted(calls) == ["t_001", "t_001-g"]
+
+
+def test_system_whose_every_answer_is_null_is_missing_not_dropped(two_tasks, tmp_path):
+    from sgr_kit.load import load_runs
+
+    path = tmp_path / "runs.jsonl"
+    path.write_text('{"system": "x", "task_id": "t_001", "answer": "a|1"}\n'
+                    '{"system": "ghost", "task_id": "t_001", "answer": null}\n')
+    scores = score_runs(two_tasks, load_runs(path, tasks={t.task_id: t for t in two_tasks}), profile="strict")
+    ghost = scores[scores["system"] == "ghost"]
+    assert sorted(ghost["task_id"]) == ["t_001", "t_001-g"]
+    assert set(ghost["status"]) == {"missing"}
 
 
 def test_score_runs_is_deterministic(two_tasks, rng):

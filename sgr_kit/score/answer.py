@@ -1,10 +1,8 @@
-"""Score answers: parse -> canonicalize -> align -> metrics, with a record per cell.
+"""Score one answer: parse -> canonicalize -> align -> metrics, with a record per cell.
 
 :func:`prepare_task` does the per-task work once (parse and canonicalize the
 reference, index its keys, compile the column canonicalizers);
-:func:`score_answer` scores one answer against a task or a prepared task;
-:func:`score_runs` scores many systems' answers into one tidy table, and
-:func:`cells_frame` lays out every cell's record.
+:func:`score_answer` scores one answer against a task or a prepared task.
 
 Every scored answer carries a status (:data:`sgr_kit.types.STATUSES`):
 
@@ -30,38 +28,21 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal, DecimalException
 from operator import itemgetter
-from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, Hashable, Mapping, NamedTuple, Sequence
 
-import pandas as pd
-import pyarrow as pa
 
-from .align import CREDIT, DUPLICATE, align_rows, reference_index
-from .canonicalize import check_profile, column_canonicalizers
-from .canonicalize.strict import DECIMAL_CONTEXT
-from .errors import SgrKitError
-from .metrics import item_f1, ordered_pairs, poa, row_f1
-from .parse import parse_answer
-from .types import Answer, ParsedTable, Schema, Task
+from ..align import CREDIT, DUPLICATE, align_rows, reference_index
+from ..canonicalize import check_profile, column_canonicalizers
+from ..canonicalize.strict import DECIMAL_CONTEXT
+from ..errors import SgrKitError
+from ..metrics import item_f1, ordered_pairs, poa, row_f1
+from ..parse import parse_answer
+from ..types import Answer, ParsedTable, Schema, Task
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .rules import Rules
+    from ..rules import Rules
 
-__all__ = [
-    "VERDICTS",
-    "SCORE_COLUMNS",
-    "CELL_COLUMNS",
-    "CellRecord",
-    "ScoreResult",
-    "PreparedTask",
-    "ScoredAnswer",
-    "ScoredRuns",
-    "prepare_task",
-    "score_answer",
-    "score_all",
-    "scores_frame",
-    "cells_frame",
-    "score_runs",
-]
+__all__ = ["VERDICTS", "CellRecord", "ScoreResult", "PreparedTask", "prepare_task", "score_answer"]
 
 #: Verdict of a cell record.
 VERDICTS = ("match", "wrong", "missing", "extra_row", "duplicate_row", "omitted_row", "extra_cell")
@@ -302,12 +283,19 @@ def _within(value: str, gold: Decimal | None, tolerance: Decimal) -> bool:
     return DECIMAL_CONTEXT.subtract(number, gold).copy_abs() <= tolerance
 
 
-def _missing(prepared: PreparedTask) -> ScoreResult:
+def missing_result(prepared: PreparedTask) -> ScoreResult:
+    """The result of a task with no answer: status ``missing``, no metrics."""
     rows = len(prepared.gold_values)
     return ScoreResult(
         prepared.task.task_id, "missing", _NAN, _NAN, _NAN, 0, rows * len(prepared.schema.columns), 0, 0,
         rows, 0, 0, 0, 0, "no answer for this task", (), None, (),
     )  # fmt: skip
+
+
+def answer_label(answer: Answer) -> str:
+    """How an answer is named in error messages: its source (file and line) when known."""
+    origin = answer.source or f"system {answer.system!r}, repeat {answer.repeat}"
+    return f"answer ({origin})"
 
 
 def score_answer(
@@ -368,10 +356,10 @@ def score_answer(
         prepared = prepare_task(task, profile=profile or "paper", rules=rules)
     task_id = prepared.task.task_id
     if answer is None:
-        return _missing(prepared)
+        return missing_result(prepared)
     if isinstance(answer, Answer):
         if answer.task_id != task_id:
-            raise SgrKitError(f"{_label(answer)} is for task {answer.task_id!r}; expected task {task_id!r}")
+            raise SgrKitError(f"{answer_label(answer)} is for task {answer.task_id!r}; expected task {task_id!r}")
         text = answer.text
     elif isinstance(answer, str):
         text = answer
@@ -452,308 +440,3 @@ def _score_parsed(prepared: PreparedTask, parsed: ParsedTable) -> ScoreResult:
         prepared.task.task_id, parsed.status, *metrics, correct_fields, gold_fields, pred_fields, correct_rows,
         gold_rows, pred_rows, shared, correct_pairs, pairs, parsed.reason, tuple(issues), parsed, tuple(cells),
     )  # fmt: skip
-
-
-def _repeat(answer: Answer) -> int:
-    return answer.repeat
-
-
-def _label(answer: Answer) -> str:
-    origin = answer.source or f"system {answer.system!r}, repeat {answer.repeat}"
-    return f"answer ({origin})"
-
-
-class ScoredAnswer(NamedTuple):
-    """One scored (system, task, repeat): the input of :func:`scores_frame` and :func:`cells_frame`."""
-
-    system: str
-    repeat: int
-    task: Task
-    result: ScoreResult
-
-
-class ScoredRuns(NamedTuple):
-    """:func:`score_runs` with ``with_cells=True``: the scores table and the cells table."""
-
-    scores: pd.DataFrame
-    cells: pd.DataFrame
-
-
-#: Text columns use pandas' default string dtype ("str" from pandas 3, object before).
-_TEXT = "str" if int(pd.__version__.split(".")[0]) >= 3 else "object"
-
-#: Columns of the scores table and their dtypes.
-SCORE_COLUMNS: dict[str, str] = {
-    "system": _TEXT, "task_id": _TEXT, "base_id": _TEXT, "variant": _TEXT, "domain": _TEXT,
-    "ecosystem": _TEXT, "family": _TEXT, "gold_rows": "int64", "bin": _TEXT, "repeat": "int64",
-    "status": _TEXT, "item_f1": "float64", "row_f1": "float64", "poa": "float64",
-    "correct_fields": "int64", "gold_fields": "int64", "pred_fields": "int64", "correct_rows": "int64",
-    "pred_rows": "int64", "shared_keys": "int64", "correct_pairs": "int64", "pairs": "int64",
-    "reason": _TEXT, "synthetic": "bool",
-}  # fmt: skip
-#: Columns of the cells table and their dtypes (absent values are missing: NaN / <NA>).
-CELL_COLUMNS: dict[str, str] = {
-    "system": _TEXT, "task_id": _TEXT, "repeat": "int64", "pred_row": "Int64", "gold_row": "Int64",
-    "column": _TEXT, "raw": _TEXT, "canonical": _TEXT, "reference": _TEXT, "verdict": _TEXT,
-}  # fmt: skip
-
-
-def _series(values: list, dtype: str) -> pd.Series:
-    if dtype == "str":
-        # through Arrow: pandas' "str" dtype stores Arrow strings, and this is the fast path
-        try:
-            return pd.Series(pa.array(values, type=pa.large_string()), dtype="str")
-        except (pa.ArrowTypeError, pa.ArrowInvalid):  # values that are not all str or None
-            pass
-    return pd.Series(values, dtype=dtype)
-
-
-def _frame(columns: Mapping[str, list], dtypes: Mapping[str, str]) -> pd.DataFrame:
-    return pd.DataFrame({name: _series(columns[name], dtype) for name, dtype in dtypes.items()}, copy=False)
-
-
-def _task_list(tasks: Mapping[str, Task] | Iterable[Task]) -> dict[str, Task]:
-    items = tasks.values() if isinstance(tasks, Mapping) else tasks
-    out: dict[str, Task] = {}
-    for task in items:
-        if not isinstance(task, Task):
-            raise SgrKitError(f"tasks: expected Task objects, found {type(task).__name__}")
-        if task.task_id in out:
-            first = out[task.task_id].source or "?"
-            raise SgrKitError(f"tasks: task id {task.task_id!r} appears twice ({first} and {task.source or '?'})")
-        out[task.task_id] = task
-    return out
-
-
-def _check_runs(
-    tasks: Mapping[str, Task] | Iterable[Task], runs: Iterable[Answer]
-) -> tuple[dict[str, Task], list[str], dict[tuple[str, str], list[Answer]], int]:
-    """Validate tasks and answers; group answers by (system, task)."""
-    by_id = _task_list(tasks)
-    seen: dict[tuple[str, str, int], Answer] = {}
-    by_pair: dict[tuple[str, str], list[Answer]] = {}
-    systems: dict[str, None] = {}
-    for answer in runs:
-        if not isinstance(answer, Answer):
-            raise SgrKitError(f"runs: expected Answer objects, found {type(answer).__name__}")
-        if answer.task_id not in by_id:
-            raise SgrKitError(f"{_label(answer)}: unknown task id {answer.task_id!r}; it is not among the tasks")
-        ident = (answer.system, answer.task_id, answer.repeat)
-        if ident in seen:
-            raise SgrKitError(
-                f"{_label(answer)}: a second answer of system {answer.system!r} to task {answer.task_id!r} "
-                f"repeat {answer.repeat} (first: {_label(seen[ident])})"
-            )
-        seen[ident] = answer
-        systems.setdefault(answer.system)
-        by_pair.setdefault((answer.system, answer.task_id), []).append(answer)
-    return by_id, list(systems), by_pair, len(seen)
-
-
-def _iter_scored(
-    tasks: Mapping[str, Task] | Iterable[Task],
-    runs: Iterable[Answer],
-    *,
-    profile: str,
-    rules: Rules | None,
-    progress: bool,
-) -> Iterator[ScoredAnswer]:
-    """Validate everything first, then yield the scored answers one by one (see :func:`score_all`)."""
-    from tqdm.auto import tqdm
-
-    check_profile(profile)
-    by_id, systems, by_pair, total = _check_runs(tasks, runs)
-
-    def scored() -> Iterator[ScoredAnswer]:
-        prepared: dict[str, PreparedTask] = {}
-        with tqdm(total=total, desc="scoring", unit="answer", disable=not progress) as bar:
-            for system in systems:
-                for task_id, task in by_id.items():
-                    if task_id not in prepared:
-                        prepared[task_id] = prepare_task(task, profile=profile, rules=rules)
-                    ready = prepared[task_id]
-                    given = by_pair.get((system, task_id))
-                    if not given:
-                        yield ScoredAnswer(system, 0, task, _missing(ready))
-                        continue
-                    for answer in sorted(given, key=_repeat):
-                        yield ScoredAnswer(system, answer.repeat, task, score_answer(ready, answer))
-                    bar.update(len(given))
-
-    return scored()
-
-
-def score_all(
-    tasks: Mapping[str, Task] | Iterable[Task],
-    runs: Iterable[Answer],
-    *,
-    profile: str = "paper",
-    rules: Rules | None = None,
-    progress: bool = False,
-) -> list[ScoredAnswer]:
-    """Score every answer of every system; tasks a system did not answer are ``missing``.
-
-    Parameters
-    ----------
-    tasks : mapping of str to Task, or iterable of Task
-        E.g. the loader's ``TaskSet``.
-    runs : iterable of Answer
-    profile : {"paper", "strict"}, default "paper"
-    rules : Rules, optional
-    progress : bool, default False
-        Show a progress bar.
-
-    Returns
-    -------
-    list of ScoredAnswer
-        Ordered by system (first appearance in ``runs``), task (order of
-        ``tasks``) and repeat; one ``missing`` entry (repeat 0) for every
-        system and task without an answer. Each task is prepared once.
-
-    Raises
-    ------
-    SgrKitError
-        For an answer to an unknown task (naming the answer's source) or two
-        answers with the same system, task and repeat.
-    """
-    return list(_iter_scored(tasks, runs, profile=profile, rules=rules, progress=progress))
-
-
-def _score_row(s: ScoredAnswer) -> tuple:
-    t, r = s.task, s.result
-    return (
-        s.system, t.task_id, t.base_id, t.variant, t.domain, t.ecosystem, t.family, t.gold_rows, t.bin,
-        s.repeat, r.status, r.item_f1, r.row_f1, r.poa, r.correct_fields, r.gold_fields, r.pred_fields,
-        r.correct_rows, r.pred_rows, r.shared_keys, r.correct_pairs, r.pairs, r.reason, t.synthetic,
-    )  # fmt: skip
-
-
-def _rows_frame(rows: list[tuple]) -> pd.DataFrame:
-    columns = zip(*rows) if rows else ([] for _ in SCORE_COLUMNS)
-    return _frame(dict(zip(SCORE_COLUMNS, map(list, columns))), SCORE_COLUMNS)
-
-
-class _CellColumns:
-    """The cells table, column by column, filled one scored answer at a time."""
-
-    def __init__(self) -> None:
-        self.columns: dict[str, list] = {name: [] for name in CELL_COLUMNS}
-        self.fields = [self.columns[name] for name in CellRecord._fields]
-
-    def add(self, s: ScoredAnswer) -> None:
-        cells = s.result.cells
-        n = len(cells)
-        if not n:
-            return
-        self.columns["system"].extend([s.system] * n)
-        self.columns["task_id"].extend([s.task.task_id] * n)
-        self.columns["repeat"].extend([s.repeat] * n)
-        for values, column in zip(zip(*cells), self.fields):
-            column.extend(values)
-
-    def frame(self) -> pd.DataFrame:
-        return _frame(self.columns, CELL_COLUMNS)
-
-
-def scores_frame(scored: Iterable[ScoredAnswer]) -> pd.DataFrame:
-    """One row per scored answer with the columns of :data:`SCORE_COLUMNS`.
-
-    Parameters
-    ----------
-    scored : iterable of ScoredAnswer
-        Output of :func:`score_all`.
-
-    Returns
-    -------
-    DataFrame
-        Same columns and dtypes whatever the input, also when empty.
-
-    Examples
-    --------
-    >>> list(scores_frame([]).columns)[:4]
-    ['system', 'task_id', 'base_id', 'variant']
-    """
-    return _rows_frame([_score_row(s) for s in scored])
-
-
-def cells_frame(scored: Iterable[ScoredAnswer]) -> pd.DataFrame:
-    """One row per cell record of every scored answer (:data:`CELL_COLUMNS`).
-
-    Parameters
-    ----------
-    scored : iterable of ScoredAnswer
-        Output of :func:`score_all`.
-
-    Returns
-    -------
-    DataFrame
-        Columns ``system, task_id, repeat`` then the fields of
-        :class:`CellRecord`; ``pred_row``/``gold_row`` are nullable integers.
-
-    Examples
-    --------
-    >>> list(cells_frame([]).columns)
-    ['system', 'task_id', 'repeat', 'pred_row', 'gold_row', 'column', 'raw', 'canonical', 'reference', 'verdict']
-    """
-    table = _CellColumns()
-    for s in scored:
-        table.add(s)
-    return table.frame()
-
-
-def score_runs(
-    tasks: Mapping[str, Task] | Iterable[Task],
-    runs: Iterable[Answer],
-    *,
-    profile: str = "paper",
-    rules: Rules | None = None,
-    progress: bool = False,
-    with_cells: bool = False,
-) -> pd.DataFrame | ScoredRuns:
-    """Score every system's answers into one tidy table.
-
-    Answers are scored one at a time and only their table rows are kept, so
-    memory grows with the tables, not with the scored results.
-
-    Parameters
-    ----------
-    tasks : mapping of str to Task, or iterable of Task
-    runs : iterable of Answer
-    profile : {"paper", "strict"}, default "paper"
-    rules : Rules, optional
-    progress : bool, default False
-        Show a progress bar.
-    with_cells : bool, default False
-        Also return the per-cell records.
-
-    Returns
-    -------
-    DataFrame or ScoredRuns
-        The scores table (:func:`scores_frame`): one row per (system, task_id,
-        repeat), with a ``missing`` row (repeat 0) for every task a system did
-        not answer. With ``with_cells=True``, ``ScoredRuns(scores, cells)``
-        (:func:`cells_frame`).
-
-    Raises
-    ------
-    SgrKitError
-        As :func:`score_all`.
-
-    Examples
-    --------
-    >>> from sgr_kit.types import Answer, Schema, Task
-    >>> task = Task("t_001", "t_001", "constraint", "NVD", "NVD", "vulnerability databases",
-    ...             Schema(("id", "v"), ("id",)), "a|1\\nb|2", 2, "1-2")
-    >>> runs = [Answer("sys", "t_001", 0, "a|1\\nb|3")]
-    >>> score_runs([task], runs, profile="strict")[["system", "status", "item_f1", "row_f1", "poa"]]
-      system  status  item_f1  row_f1  poa
-    0    sys  parsed     0.75     0.5  1.0
-    """
-    rows: list[tuple] = []
-    cells = _CellColumns() if with_cells else None
-    for s in _iter_scored(tasks, runs, profile=profile, rules=rules, progress=progress):
-        rows.append(_score_row(s))
-        if cells is not None:
-            cells.add(s)
-    scores = _rows_frame(rows)
-    return ScoredRuns(scores, cells.frame()) if cells is not None else scores

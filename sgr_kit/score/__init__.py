@@ -1,0 +1,37 @@
+"""Scoring: one answer (:mod:`.answer`) and many systems' runs (:mod:`.runs`).
+
+Every scored answer carries a status (:data:`sgr_kit.types.STATUSES`); see
+:mod:`sgr_kit.score.answer` for the statuses, the per-cell verdicts and how a
+user tolerance is applied.
+"""
+
+from __future__ import annotations
+
+from .answer import VERDICTS, CellRecord, PreparedTask, ScoreResult, prepare_task, score_answer
+from .runs import (
+    CELL_COLUMNS,
+    SCORE_COLUMNS,
+    ScoredAnswer,
+    ScoredRuns,
+    cells_frame,
+    score_all,
+    score_runs,
+    scores_frame,
+)
+
+__all__ = [
+    "VERDICTS",
+    "SCORE_COLUMNS",
+    "CELL_COLUMNS",
+    "CellRecord",
+    "ScoreResult",
+    "PreparedTask",
+    "ScoredAnswer",
+    "ScoredRuns",
+    "prepare_task",
+    "score_answer",
+    "score_all",
+    "scores_frame",
+    "cells_frame",
+    "score_runs",
+]
