@@ -47,6 +47,7 @@ __all__ = [
     "decode_object",
     "looks_like_dataset_id",
     "read_sources",
+    "read_text",
 ]
 
 #: The official release on the Hugging Face Hub.
@@ -211,7 +212,8 @@ def _normalize(data: Any, *, loc: str, stem: str | None = None) -> dict[str, Any
     return rec
 
 
-def _read_text(path: Path) -> str:
+def read_text(path: Path) -> str:
+    """A file's text as UTF-8 (a byte-order mark dropped); errors name the file."""
     try:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -225,7 +227,7 @@ _Item = tuple[Any, str, str, "str | None"]  # (decoded JSON value, location, gro
 
 def _items_jsonl(path: Path) -> tuple[list[_Item], list[Finding]]:
     items, findings = [], []
-    for n, line in enumerate(_read_text(path).splitlines(), start=1):
+    for n, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -239,7 +241,7 @@ def _items_jsonl(path: Path) -> tuple[list[_Item], list[Finding]]:
 
 def _items_json(path: Path) -> tuple[list[_Item], list[Finding]]:
     try:
-        data = json.loads(_read_text(path))
+        data = json.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise SgrKitError(f"{where(path, exc.lineno)}: not valid JSON ({exc.msg} at column {exc.colno})") from None
     if isinstance(data, list):

@@ -30,7 +30,7 @@ from typing import Any, Iterable
 
 from ..errors import SgrKitError, where
 from ..types import Answer
-from .release import as_source_list
+from .release import as_source_list, read_text
 
 __all__ = ["RunSet", "load_runs", "ANSWER_SUFFIXES"]
 
@@ -110,17 +110,8 @@ class _Collector:
             self.answers.append(Answer(system=system, task_id=task_id, repeat=repeat, text=text, source=loc))
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SgrKitError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
-    except OSError as exc:
-        raise SgrKitError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-
-
 def _jsonl(path: Path, out: _Collector) -> None:
-    for n, line in enumerate(_read(path).splitlines(), start=1):
+    for n, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         loc = where(path, n)
@@ -140,7 +131,7 @@ def _jsonl(path: Path, out: _Collector) -> None:
 
 
 def _csv(path: Path, out: _Collector) -> None:
-    reader = csv.DictReader(io.StringIO(_read(path), newline=""))
+    reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
     header = reader.fieldnames or []
     missing = [c for c in _COLUMNS if c not in header]
     if missing:
@@ -180,9 +171,9 @@ def _folder(root: Path, out: _Collector) -> None:
                         raise SgrKitError(
                             f"{f}: expected <system>/<task_id>/<repeat>.<md|txt|json> with a numeric repeat"
                         )
-                    out.add(system, item.name, int(f.stem), _read(f), str(f))
+                    out.add(system, item.name, int(f.stem), read_text(f), str(f))
             elif item.suffix.lower() in ANSWER_SUFFIXES:
-                out.add(system, item.stem, 0, _read(item), str(item))
+                out.add(system, item.stem, 0, read_text(item), str(item))
             else:
                 raise SgrKitError(
                     f"{item}: expected an answer file <system>/<task_id>.<md|txt|json>; found suffix '{item.suffix}'"
