@@ -105,3 +105,16 @@ def test_validate_reports_pairing(files, capsys):
 def test_audit_prints_counts(capsys):
     assert main(["audit"]) == 0
     assert "derived numbers checked" in capsys.readouterr().out
+
+
+def test_demo_command_never_overwrites_a_changed_file_unasked(tmp_path, capsys):
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out)]) == 0
+    assert "SYNTHETIC" in capsys.readouterr().out
+    runs = out / "runs.jsonl"
+    runs.write_text("my edits\n")
+    assert main(["demo", "--out", str(out)]) == 2
+    assert "runs.jsonl" in capsys.readouterr().err
+    assert runs.read_text() == "my edits\n"
+    assert main(["demo", "--out", str(out), "--force"]) == 0
+    assert runs.read_text() != "my edits\n"
