@@ -5,9 +5,10 @@
 targets from :mod:`sgr_kit.reference`; :func:`check_folder` does everything from
 a demo folder. Run ``python -m sgr_kit.demo data/demo`` to print the report.
 
-Means follow the demo's calibration rules: a parse failure or missing answer
-counts as 0 (the "zero" failure policy), and a (system, task) cell with
-several repeats first takes the mean of its repeats.
+Means follow the demo's calibration rules, those of
+:func:`sgr_kit.aggregate.task_means`: a parse failure or missing answer counts as
+0 (the "zero" failure policy), and a (system, task) cell with several repeats
+first takes the mean of its repeats.
 """
 
 from __future__ import annotations
@@ -17,29 +18,14 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["calibration_report", "check_folder", "cell_means", "summary"]
+from sgr_kit.aggregate import task_means
+
+__all__ = ["calibration_report", "check_folder", "summary"]
 
 _METRICS = ("item_f1", "row_f1", "poa")
 #: Tolerance per target group, percent points (0 = exact count).
 TOLERANCES = {"table2_item_f1": 3.0, "table2_row_f1": 3.0, "table2_poa": 6.0, "family": 5.0,
               "bin": 5.0, "table6": 5.0, "table4": 0.0, "table5": 0.0}
-
-
-def cell_means(scores: pd.DataFrame) -> pd.DataFrame:
-    """Per (system, task) means over repeats, NaN metrics counted as 0.
-
-    Examples
-    --------
-    >>> s = pd.DataFrame({"system": ["a", "a"], "task_id": ["t", "t"], "variant": ["constraint"] * 2,
-    ...                   "family": ["f"] * 2, "bin": ["1-2"] * 2, "item_f1": [1.0, float("nan")],
-    ...                   "row_f1": [1.0, 0.0], "poa": [1.0, 0.0]})
-    >>> cell_means(s)[["item_f1", "row_f1"]].values.tolist()
-    [[0.5, 0.5]]
-    """
-    keys = ["system", "task_id", "variant", "family", "bin"]
-    frame = scores[keys + list(_METRICS)].copy()
-    frame[list(_METRICS)] = frame[list(_METRICS)].fillna(0.0)
-    return frame.groupby(keys, as_index=False, sort=True)[list(_METRICS)].mean()
 
 
 def _row(group: str, name: str, paper: float, demo: float) -> dict:
@@ -70,7 +56,7 @@ def calibration_report(scores: pd.DataFrame, audit: pd.DataFrame, *, targets=Non
         from sgr_kit.demo import _targets
 
         targets = _targets()
-    cells = cell_means(scores)
+    cells = task_means(scores, failure_policy="zero")
     rows = []
     t2 = cells.groupby(["system", "variant"])[list(_METRICS)].mean() * 100
     for (system, variant, metric), value in sorted(targets.table2.items()):
