@@ -64,9 +64,10 @@ def summary_table(scores: pd.DataFrame, *, failure_policy: str = "zero", paper: 
         the paper has no value).
     """
     means = system_means(scores, failure_policy=failure_policy)
-    wide = means.pivot_table(index=["system", "variant"], columns="metric", values="value", sort=False)
-    counts = means.groupby(["system", "variant"], sort=False)[["n_tasks", "n_failed"]].max()
-    out = counts.join(wide[list(METRICS)]).reset_index()
+    keys = ["system", "variant"]
+    wide = means.set_index([*keys, "metric"])["value"].unstack("metric").reindex(columns=list(METRICS))
+    counts = means.groupby(keys, sort=False)[["n_tasks", "n_failed"]].max()
+    out = counts.join(wide).reset_index()
     if paper:
         ref = _paper_values()
         for metric in METRICS:

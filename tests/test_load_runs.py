@@ -175,3 +175,35 @@ def test_task_ids_checked_against_a_taskset(release_dir, tmp_path):
     with pytest.raises(SgrKitError, match=r"runs\.jsonl:2: unknown task id 'arxiv_historical_title_01' .*closest "
                                           r"known ids: arxiv_historical_title_001"):
         load_runs(path, tasks=tasks)
+
+
+def test_jsonl_lines_end_only_at_newline(tmp_path):
+    # json.dumps(ensure_ascii=False) writes U+2028 raw; str.splitlines() would cut the record there.
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(entry(answer="CVE-1|9.8\u2028note")) + "\r\n" + json.dumps(entry(task_id="nvd_002"))
+                    + "\n", encoding="utf-8")
+    runs = load_runs(path)
+    assert [a.text for a in runs] == ["CVE-1|9.8\u2028note", "CVE-1|9.8"]
+    assert runs[1].source.endswith("runs.jsonl:2")
+
+
+def test_csv_open_quote_and_short_rows_are_errors(tmp_path):
+    open_quote = tmp_path / "q.csv"
+    open_quote.write_text('system,task_id,answer\ns1,nvd_001,"CVE-1|9.8\ns1,nvd_002,x\ns1,nvd_003,"y"\n')
+    with pytest.raises(SgrKitError, match=r"q.csv:2: not valid CSV"):
+        load_runs(open_quote)
+    short = tmp_path / "short.csv"
+    short.write_text("system,task_id,answer\ns1,nvd_001\n")
+    with pytest.raises(SgrKitError, match=r"short.csv:2: fewer cells than header columns \(3\): no answer"):
+        load_runs(short)
+
+
+@pytest.mark.parametrize("name", ["empty.jsonl", "empty.csv", "folder"])
+def test_no_answers_at_all_is_an_error(tmp_path, name):
+    path = tmp_path / name
+    if name == "folder":
+        path.mkdir()
+    else:
+        path.write_text("system,task_id,answer\n" if name.endswith(".csv") else "\n")
+    with pytest.raises(SgrKitError, match=f"no answers in .*{name}"):
+        load_runs(path)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sgr_kit.errors import SgrKitError
-from sgr_kit.load import TaskSet, load_tasks
+from sgr_kit.load import TaskSet, load_tasks, validate
 from sgr_kit.load.tasks import build_schema, infer_separator
 
 ANSWER = "cve_id|score\nCVE-1|9.8\nCVE-2|7.5"
@@ -195,9 +195,28 @@ def test_unknown_domain_is_other_with_a_warning(tmp_path):
     assert (t.ecosystem, t.family) == ("other", "other")
 
 
-def test_reference_with_repeated_keys_warns(tmp_path):
+def test_reference_with_repeated_keys_is_an_error(tmp_path):
+    # The reference scorer: "Reference keys must be unique"; the scorer could not align such a task.
     path = write_jsonl(tmp_path / "t.jsonl", [task("nvd_001", answer="cve_id|score\nCVE-1|1\n**CVE-1**|2")])
-    with pytest.warns(UserWarning, match=r"the reference repeats row key\(s\) CVE-1"):
+    with pytest.raises(SgrKitError, match=r"the reference repeats row key\(s\) CVE-1; reference keys must be unique"):
+        load_tasks(path)
+    report = validate(path)
+    assert not report.ok
+    assert report.frame().query("severity == 'error'")["message"].str.contains("repeats row key").sum() == 1
+
+
+def test_validate_reports_keys_that_only_the_paper_profile_would_merge(tmp_path):
+    path = write_jsonl(tmp_path / "t.jsonl", [task("nvd_001", answer="cve_id|score\nAlpha|1\nALPHA|2")])
+    report = validate(path)
+    assert report.ok
+    assert report.frame()["message"].str.contains("would merge distinct reference rows").any()
+
+
+def test_empty_task_file_is_an_error(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n")
+    assert not validate(path).ok
+    with pytest.raises(SgrKitError, match="no task found in .*t.jsonl"):
         load_tasks(path)
 
 

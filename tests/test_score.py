@@ -166,6 +166,22 @@ def test_tolerance_applies_at_comparison(make_task):
     assert [c.verdict for c in exact.cells if c.column == "v"] == ["wrong", "wrong", "match"]
 
 
+def test_tolerance_applies_to_percent_values(make_task):
+    # paper profile: a column whose reference carries "%" keeps it in canonical values
+    task = make_task(("id", "share"), "a|45%\nb|10%", task_id="tol_002")
+    rules = Rules(entries=(("tol_002", TaskRules(tolerance=(("share", Decimal("0.5")),))),))
+    result = score_answer(task, "a|45.4%\nb|11%", profile="paper", rules=rules)
+    assert [c.verdict for c in result.cells if c.column == "share"] == ["match", "wrong"]
+
+
+def test_paper_profile_never_merges_distinct_reference_keys(make_task):
+    # "Alpha" and "ALPHA" are distinct rows of the reference: case-folding must not merge them.
+    task = make_task(("id", "v"), "Alpha|1\nALPHA|2", task_id="case_001")
+    with pytest.warns(UserWarning, match="would merge distinct reference rows in key column"):
+        result = score_answer(task, "Alpha|1\nALPHA|2", profile="paper")
+    assert (result.item_f1, result.row_f1, result.poa) == (1.0, 1.0, 1.0)
+
+
 # prepared tasks and bad inputs
 def test_prepared_tasks_give_the_same_results(task3):
     prepared = prepare_task(task3, profile="strict")
@@ -403,6 +419,22 @@ def test_system_whose_every_answer_is_null_is_missing_not_dropped(two_tasks, tmp
     ghost = scores[scores["system"] == "ghost"]
     assert sorted(ghost["task_id"]) == ["t_001", "t_001-g"]
     assert set(ghost["status"]) == {"missing"}
+
+
+def test_null_answer_at_a_repeat_is_missing_at_that_repeat(two_tasks, tmp_path):
+    from sgr_kit.aggregate import task_means
+    from sgr_kit.load import load_runs
+
+    path = tmp_path / "runs.jsonl"
+    path.write_text('{"system": "x", "task_id": "t_001", "repeat": 0, "answer": "a|1\\nb|2"}\n'
+                    '{"system": "x", "task_id": "t_001", "repeat": 1, "answer": null}\n'
+                    '{"system": "x", "task_id": "t_001", "repeat": 2, "answer": null}\n')
+    scores = score_runs(two_tasks, load_runs(path, tasks={t.task_id: t for t in two_tasks}), profile="strict")
+    mine = scores[scores["task_id"] == "t_001"].set_index("repeat")
+    assert mine["status"].to_dict() == {0: "parsed", 1: "missing", 2: "missing"}
+    # the null repeats count: under the zero policy the task mean is 1/3, not 1
+    means = task_means(scores).set_index("task_id")
+    assert means.loc["t_001", "item_f1"] == pytest.approx(1 / 3)
 
 
 def test_score_runs_is_deterministic(two_tasks, rng):

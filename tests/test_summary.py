@@ -36,3 +36,12 @@ def test_overall_row_uses_table_3():
     t = summary_table(_scores()).set_index("variant")
     # Table 3 of the paper: GPT-5.5 Item-F1 66.18, Row-F1 43.37, P.O.A. 90.40
     assert t.loc["overall", ["paper_item_f1", "paper_row_f1", "paper_poa"]].tolist() == [66.18, 43.37, 90.40]
+
+
+def test_every_answer_failed_under_exclude_shows_na():
+    s = _scores()
+    s["status"] = "missing"
+    s[["item_f1", "row_f1", "poa"]] = np.nan
+    t = summary_table(s, failure_policy="exclude")
+    assert t[["item_f1", "row_f1", "poa"]].isna().all().all()
+    assert "n/a" in format_summary(s, failure_policy="exclude")

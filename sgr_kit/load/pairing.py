@@ -38,7 +38,7 @@ from ..canonicalize import column_canonicalizers
 from ..errors import SgrKitError, where
 from ..taxonomy import BINS
 from ..types import ParsedTable, Task
-from .release import Finding, as_source_list
+from .release import Finding, as_source_list, json_error, jsonl_lines
 
 __all__ = [
     "RULES",
@@ -157,7 +157,12 @@ def read_pairing_file(path: Any) -> dict[str, tuple[str, str]]:
         lines = text.splitlines()
         try:
             if suffix == ".jsonl":
-                entries = [(json.loads(ln), n) for n, ln in enumerate(lines, 1) if ln.strip()]
+                entries = []
+                for n, ln in jsonl_lines(text):
+                    try:
+                        entries.append((json.loads(ln), n))
+                    except json.JSONDecodeError as exc:
+                        raise SgrKitError(f"{where(path, n)}: not valid JSON ({json_error(exc)})") from None
             else:
                 data = json.loads(text)
                 if isinstance(data, Mapping):
@@ -166,7 +171,7 @@ def read_pairing_file(path: Any) -> dict[str, tuple[str, str]]:
                     raise SgrKitError(f"{path}: expected a list of {{task_id, base_id}} objects or a mapping")
                 entries = [(e, _line_of(lines, e.get("task_id") if isinstance(e, Mapping) else None)) for e in data]
         except json.JSONDecodeError as exc:
-            raise SgrKitError(f"{where(path, exc.lineno)}: not valid JSON ({exc.msg})") from None
+            raise SgrKitError(f"{where(path, exc.lineno)}: not valid JSON ({json_error(exc)})") from None
     else:
         raise SgrKitError(f"pairing file {path}: expected a .csv, .json or .jsonl file; found '{path.suffix}'")
     out: dict[str, tuple[str, str]] = {}
@@ -351,7 +356,9 @@ def validate(source: Any, *more_sources: Any, pairing: Any = None, strict_pairin
     """Check task files and report every problem, without stopping at the first one.
 
     Reports every pairing decision, duplicate task ids, unreadable records, schema problems,
-    unparseable references, cardinality mismatches, unpaired tasks and unknown domains.
+    unparseable references, cardinality mismatches, unpaired tasks and unknown domains, and
+    prepares every task for scoring under both profiles, so that a reference that ``sgr-kit
+    score`` would refuse (e.g. repeated row keys) is an error here too.
 
     Parameters
     ----------
@@ -383,4 +390,26 @@ def validate(source: Any, *more_sources: Any, pairing: Any = None, strict_pairin
 
     sources = as_source_list(source, *more_sources)
     taskset, findings = collect(sources, pairing=pairing, strict_pairing=strict_pairing, allow_invalid=False)
+    failed = {f.task_id for f in findings if f.severity == "error"}
+    findings += _scoring_findings({k: t for k, t in taskset.items() if k not in failed})
     return ValidationReport(tuple(findings), taskset, tuple(str(s) for s in sources))
+
+
+def _scoring_findings(tasks: Mapping[str, Task]) -> list[Finding]:
+    """Prepare every task for scoring under both profiles: what ``sgr-kit score`` would refuse or adjust."""
+    import warnings
+
+    from ..score import prepare_task
+
+    found = []
+    for task in tasks.values():
+        for profile in ("strict", "paper"):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    prepare_task(task, profile=profile)
+                except SgrKitError as exc:
+                    found.append(Finding("error", task.task_id, "schema", f"{task.source}: {exc}"))
+                    break
+            found += [Finding("warning", task.task_id, "schema", f"{task.source}: {w.message}") for w in caught]
+    return found

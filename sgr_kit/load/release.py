@@ -48,6 +48,8 @@ __all__ = [
     "looks_like_dataset_id",
     "read_sources",
     "read_text",
+    "jsonl_lines",
+    "json_error",
 ]
 
 #: The official release on the Hugging Face Hub.
@@ -222,20 +224,44 @@ def read_text(path: Path) -> str:
         raise SgrKitError(f"{path}: cannot be read ({exc.strerror or exc})") from None
 
 
+def jsonl_lines(text: str) -> list[tuple[int, str]]:
+    r"""The non-blank lines of JSONL text with their 1-based numbers.
+
+    Lines end at ``\n`` only (a ``\r`` before it is dropped): JSON text may
+    hold U+2028 and other characters that ``str.splitlines`` would split on.
+
+    Examples
+    --------
+    >>> jsonl_lines('{"a": "x\u2028y"}\r\n\n{"b": 1}')
+    [(1, '{"a": "x\u2028y"}'), (3, '{"b": 1}')]
+    """
+    return [(n, line.removesuffix("\r")) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
+
+
+def json_error(exc: json.JSONDecodeError) -> str:
+    """A JSON syntax error as ``"<what> at column N"`` for messages.
+
+    Examples
+    --------
+    >>> try:
+    ...     json.loads('{"a": "x')
+    ... except json.JSONDecodeError as exc:
+    ...     json_error(exc)
+    'Unterminated string starting at column 7'
+    """
+    return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+
+
 _Item = tuple[Any, str, str, "str | None"]  # (decoded JSON value, location, group, file stem)
 
 
 def _items_jsonl(path: Path) -> tuple[list[_Item], list[Finding]]:
     items, findings = [], []
-    for n, line in enumerate(read_text(path).splitlines(), start=1):
-        if not line.strip():
-            continue
+    for n, line in jsonl_lines(read_text(path)):
         try:
             items.append((json.loads(line), where(path, n), str(path), None))
         except json.JSONDecodeError as exc:
-            findings.append(Finding(
-                "error", "", "read", f"{where(path, n)}: not valid JSON ({exc.msg} at column {exc.colno})"
-            ))
+            findings.append(Finding("error", "", "read", f"{where(path, n)}: not valid JSON ({json_error(exc)})"))
     return items, findings
 
 
@@ -243,7 +269,7 @@ def _items_json(path: Path) -> tuple[list[_Item], list[Finding]]:
     try:
         data = json.loads(read_text(path))
     except json.JSONDecodeError as exc:
-        raise SgrKitError(f"{where(path, exc.lineno)}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        raise SgrKitError(f"{where(path, exc.lineno)}: not valid JSON ({json_error(exc)})") from None
     if isinstance(data, list):
         return [(item, f"{path}[{i}]", str(path), None) for i, item in enumerate(data)], []
     return [(data, str(path), str(path.parent), path.stem)], []

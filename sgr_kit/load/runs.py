@@ -30,7 +30,7 @@ from typing import Any, Iterable
 
 from ..errors import SgrKitError, where
 from ..types import Answer
-from .release import as_source_list, read_text
+from .release import as_source_list, json_error, jsonl_lines, read_text
 
 __all__ = ["RunSet", "load_runs", "ANSWER_SUFFIXES"]
 
@@ -111,14 +111,12 @@ class _Collector:
 
 
 def _jsonl(path: Path, out: _Collector) -> None:
-    for n, line in enumerate(read_text(path).splitlines(), start=1):
-        if not line.strip():
-            continue
+    for n, line in jsonl_lines(read_text(path)):
         loc = where(path, n)
         try:
             entry = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise SgrKitError(f"{loc}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            raise SgrKitError(f"{loc}: not valid JSON ({json_error(exc)})") from None
         if not isinstance(entry, dict):
             raise SgrKitError(f"{loc}: expected an object with {', '.join(_COLUMNS)}; found {type(entry).__name__}")
         missing = [k for k in _COLUMNS if k not in entry]
@@ -131,7 +129,9 @@ def _jsonl(path: Path, out: _Collector) -> None:
 
 
 def _csv(path: Path, out: _Collector) -> None:
-    reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
+    # strict: a quote left open is an error at the end of the data, not a field
+    # that silently swallows every record after it
+    reader = csv.DictReader(io.StringIO(read_text(path), newline=""), strict=True)
     header = reader.fieldnames or []
     missing = [c for c in _COLUMNS if c not in header]
     if missing:
@@ -144,7 +144,13 @@ def _csv(path: Path, out: _Collector) -> None:
         for row in reader:
             loc = where(path, start)
             if None in row:
-                raise SgrKitError(f"{loc}: more cells than header columns")
+                raise SgrKitError(f"{loc}: more cells than header columns ({len(header)})")
+            short = [c for c in header if row[c] is None]
+            if short:
+                raise SgrKitError(
+                    f"{loc}: fewer cells than header columns ({len(header)}): no {', '.join(short)}; "
+                    f"an empty answer is written as an empty quoted cell \"\""
+                )
             out.add(row["system"], row["task_id"], _repeat(row.get("repeat"), loc=loc), row["answer"] or "", loc)
             start = reader.line_num + 1
     except csv.Error as exc:
@@ -224,5 +230,10 @@ def load_runs(source: Any, *, tasks: Any = None) -> RunSet:
             reader(path, out)
         else:
             raise SgrKitError(f"runs source {path}: no such file or folder")
+    if not out.answers and not out.nulls:
+        raise SgrKitError(
+            f"no answers in {', '.join(map(str, as_source_list(source)))}; expected JSONL/CSV records with "
+            f"{', '.join(_COLUMNS)} or a <system>/<task_id>.<ext> folder"
+        )
     return RunSet(out.answers, systems=out.systems, nulls=out.nulls)
 

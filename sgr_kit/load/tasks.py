@@ -434,9 +434,9 @@ def collect(
             continue
         if duplicated:
             findings.append(Finding(
-                "warning", task.task_id, "schema",
+                "error", task.task_id, "schema",
                 f"{task.source}: task {task.task_id}: the reference repeats row key(s) {', '.join(duplicated)}; "
-                f"reference keys should be unique",
+                f"reference keys must be unique (the scorer aligns rows by key)",
             ))
     paired, decisions, more = assign_bases(built, canon, pairing=pairing)
     if strict_pairing:  # a goal task must pair by its suffix (or the pairing file) with the same reference
@@ -446,6 +446,11 @@ def collect(
             for f in more
         ]
     findings += more
+    if not paired and not any(f.severity == "error" for f in findings):
+        findings.append(Finding(
+            "error", "", "read", f"no task found in {', '.join(map(str, sources))}; expected release records "
+            "with task_id, domain and oracle_answer"
+        ))
     taskset = TaskSet(
         paired.values(),
         decisions=decisions,

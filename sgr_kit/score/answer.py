@@ -25,6 +25,7 @@ as a match. Without a tolerance, canonical strings are compared with ``==``.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from decimal import Decimal, DecimalException
 from operator import itemgetter
@@ -173,10 +174,11 @@ class PreparedTask:
 
 
 def _finite(value: str | None) -> Decimal | None:
+    """The canonical value as a finite decimal, for tolerance checks (a trailing ``%`` allowed)."""
     if not value:
         return None
     try:
-        number = Decimal(value)
+        number = Decimal(value.removesuffix("%"))
     except (DecimalException, ValueError):
         return None
     return number if number.is_finite() else None
@@ -187,6 +189,34 @@ def _key_function(positions: tuple[int, ...]) -> Callable[[Sequence], tuple]:
         (only,) = positions
         return lambda values: (values[only],)
     return itemgetter(*positions)
+
+
+def _distinct_keys(task, schema, rows, canonicalizers, key_of, tolerance) -> tuple:
+    """Keep distinct reference rows distinct under the paper profile.
+
+    When the paper canonicalization (case-folding, number or punctuation
+    rules) would give two reference rows the same key although their strict
+    keys differ, the key columns are compared as under ``strict`` for this
+    task, with a warning: the profile must never merge distinct entities.
+    """
+    keys = [key_of(_canonical_row(canonicalizers, cells)) for cells in rows]
+    if len(set(keys)) == len(keys):
+        return canonicalizers
+    strict = column_canonicalizers(schema, profile="strict", reference_rows=rows, tolerance=tolerance)
+    strict_keys = [key_of(_canonical_row(strict, cells)) for cells in rows]
+    if len(set(strict_keys)) != len(strict_keys):
+        return canonicalizers  # the reference itself repeats a key: reported by reference_index
+    merged = list(canonicalizers)
+    for j in schema.key_index:
+        merged[j] = strict[j]
+    warnings.warn(
+        f"task {task.task_id}: the paper profile's canonical values would merge distinct reference rows "
+        f"in key column(s) {', '.join(schema.row_key)}; those columns are compared as in the strict profile "
+        f"for this task",
+        UserWarning,
+        stacklevel=3,
+    )
+    return tuple(merged)
 
 
 def prepare_task(task: Task, *, profile: str = "paper", rules: Rules | None = None) -> PreparedTask:
@@ -245,8 +275,10 @@ def prepare_task(task: Task, *, profile: str = "paper", rules: Rules | None = No
         raise SgrKitError(
             f"{where}: expected one canonicalizer per column ({len(schema.columns)}), found {len(canonicalizers)}"
         )
-    gold_values = tuple(tuple(_canonical_row(canonicalizers, cells)) for cells in reference.rows)
     key_of = _key_function(schema.key_index)
+    if profile == "paper":
+        canonicalizers = _distinct_keys(task, schema, reference.rows, canonicalizers, key_of, tolerance)
+    gold_values = tuple(tuple(_canonical_row(canonicalizers, cells)) for cells in reference.rows)
     gold_keys = tuple(key_of(values) for values in gold_values)
     gold_index = reference_index(gold_keys, task_id=task.task_id)
     tolerant = {

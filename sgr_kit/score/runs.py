@@ -8,6 +8,7 @@ cell's record (:func:`cells_frame`). Each task is prepared once
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, NamedTuple
 
 import pandas as pd
@@ -23,10 +24,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["SCORE_COLUMNS", "CELL_COLUMNS", "ScoredAnswer", "ScoredRuns", "score_all", "scores_frame",
            "cells_frame", "score_runs"]
-
-
-def _repeat(answer: Answer) -> int:
-    return answer.repeat
 
 
 class ScoredAnswer(NamedTuple):
@@ -93,11 +90,15 @@ def _task_list(tasks: Mapping[str, Task] | Iterable[Task]) -> dict[str, Task]:
 
 def _check_runs(
     tasks: Mapping[str, Task] | Iterable[Task], runs: Iterable[Answer]
-) -> tuple[dict[str, Task], list[str], dict[tuple[str, str], list[Answer]], int]:
-    """Validate tasks and answers; group answers by (system, task)."""
+) -> tuple[dict[str, Task], list[str], dict[tuple[str, str], list[tuple[int, Answer | None]]], int]:
+    """Validate tasks and answers; group ``(repeat, answer)`` by (system, task).
+
+    A null answer that the loader kept (``RunSet.nulls``) is grouped as
+    ``(repeat, None)`` and scored ``missing`` at its own repeat.
+    """
     by_id = _task_list(tasks)
     seen: dict[tuple[str, str, int], Answer] = {}
-    by_pair: dict[tuple[str, str], list[Answer]] = {}
+    by_pair: dict[tuple[str, str], list[tuple[int, Answer | None]]] = {}
     systems: dict[str, None] = {}
     for answer in runs:
         if not isinstance(answer, Answer):
@@ -112,12 +113,17 @@ def _check_runs(
             )
         seen[ident] = answer
         systems.setdefault(answer.system)
-        by_pair.setdefault((answer.system, answer.task_id), []).append(answer)
-    # A system named in the runs whose every answer was null (the loader's RunSet keeps
-    # those names) still gets a `missing` row for every task.
+        by_pair.setdefault((answer.system, answer.task_id), []).append((answer.repeat, answer))
+    total = len(seen)
+    # Null answers (kept by the loader's RunSet) are `missing` at their repeat, and a
+    # system whose every answer was null still gets a `missing` row for every task.
+    for system, task_id, repeat, _source in getattr(runs, "nulls", ()):
+        systems.setdefault(system)
+        if task_id in by_id and (system, task_id, repeat) not in seen:
+            by_pair.setdefault((system, task_id), []).append((repeat, None))
     for system in getattr(runs, "systems", ()):
         systems.setdefault(system)
-    return by_id, list(systems), by_pair, len(seen)
+    return by_id, list(systems), by_pair, total
 
 
 def _iter_scored(
@@ -146,9 +152,10 @@ def _iter_scored(
                     if not given:
                         yield ScoredAnswer(system, 0, task, missing_result(ready))
                         continue
-                    for answer in sorted(given, key=_repeat):
-                        yield ScoredAnswer(system, answer.repeat, task, score_answer(ready, answer))
-                    bar.update(len(given))
+                    for repeat, answer in sorted(given, key=itemgetter(0)):
+                        result = missing_result(ready) if answer is None else score_answer(ready, answer)
+                        yield ScoredAnswer(system, repeat, task, result)
+                    bar.update(sum(answer is not None for _, answer in given))
 
     return scored()
 
