@@ -70,11 +70,50 @@ def test_a_trailing_period_or_semicolon_is_dropped_but_not_inner_punctuation():
 
 
 def test_numbers_in_a_string_column_compare_as_exact_decimals():
-    f = canon("share", ["8.40", "400.00"])
-    assert same(f, "8.4", "8.40") and same(f, "400", "400.00") and same(f, "+8.4", "8.40")
+    f = canon("share", ["8.4", "400"])
+    assert same(f, "8.40", "8.4") and same(f, "400.00", "400") and same(f, "+8.4", "8.4")
+    assert not same(f, "8.404", "8.4")
+    assert not same(f, "8.41", "8.4")  # no tolerance nobody asked for
+    assert not same(f, "8", "8.4")  # no rounding
+
+
+def test_trailing_zeros_compare_equal_in_a_rubric_decimal_column():
+    # Reference scorer: "trailing zeros dropped (8.40 = 8.4, 400.00 = 400)" for integer/decimal fields.
+    f = canon("ph", ["8.40", "400.00"], rule=FieldRule(type="decimal"))
+    assert same(f, "8.4", "8.40") and same(f, "400", "400.00") and same(f, "8.400", "8.40")
     assert not same(f, "8.404", "8.40")
-    assert not same(f, "8.41", "8.40")  # no tolerance nobody asked for
-    assert not same(f, "8", "8.40")  # no rounding
+    g = canon("release_count", ["10.0"], rule=FieldRule(type="decimal"))  # the rubric type beats the name
+    assert same(g, "10", "10.0")
+
+
+# --- numbers that are labels: version, section and taxon numbers (review finding B; the issue:
+# "identifiers that merely look numeric ... stay text: decide per column from the rubric and the
+# reference values")
+
+
+@pytest.mark.parametrize("column", ["version", "python_version", "Release", "section", "chapter", "build", "taxid",
+                                    "ncbi_taxon"])
+def test_numbering_words_make_a_string_column_an_identifier(column):
+    f = canon(column, ["3.1", "9606"])
+    assert not same(f, "3.10", "3.1") and not same(f, "9606.0", "9606") and not same(f, "+3.1", "3.1")
+    assert same(f, "3.1", "3.1") and same(f, "V3.1", "v3.1")
+
+
+def test_an_untyped_column_of_decimals_ignores_trailing_zeros():
+    # The issue: numbers compare as exact decimals "ignoring ... trailing zeros" when both sides
+    # parse as numbers; the official release's rubrics often declare no types.
+    f = canon("dissolved_oxygen", ["8.40", "16.30", "400.00"])
+    assert same(f, "8.4", "8.40") and same(f, "400", "400.00")
+    assert not same(f, "8.404", "8.40")  # never rounded
+
+
+def test_counts_with_thousands_separators_stay_numbers():
+    f = canon("population", ["1234567", "89"])
+    assert column_kinds(Schema(columns=("population",), row_key=("population",)),
+                        reference_rows=[("1234567",), ("89",)]) == ["numeric"]
+    assert same(f, "1,234,567", "1234567") and same(f, "1 234 567.0", "1234567")
+    f = canon("population", ["1,234,567.50"])  # a formatted number, not a label
+    assert same(f, "1234567.5", "1,234,567.50")
 
 
 @pytest.mark.parametrize("written", ["1,234,567", "1 234 567", "1\u00a0234\u00a0567", "+1,234,567.00"])
@@ -96,9 +135,12 @@ def test_a_percent_sign_the_reference_does_not_carry_is_ignored():
 
 
 def test_a_percent_sign_the_reference_carries_is_kept():
+    # the issue ignores only "a % sign the reference does not carry": the rule is asymmetric
     f = canon("share", ["12.5%"])
     assert same(f, "12.50 %", "12.5%")
     assert not same(f, "12.5", "12.5%")
+    g = canon("share", ["0.45"])
+    assert not same(g, "45%", "0.45")  # never rescaled
 
 
 def test_integer_and_decimal_rubric_rules_with_paper_number_spellings():

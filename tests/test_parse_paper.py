@@ -4,13 +4,15 @@ import json
 import time
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from conftest import build_task
 from sgr_kit.errors import SgrKitError
 from sgr_kit.parse import parse_answer
 from sgr_kit.parse.paper import normalize_name, parse_paper
 from sgr_kit.parse.strict import parse_strict
+from sgr_kit.score import score_answer
 from sgr_kit.types import Schema
 
 SCHEMA = Schema(columns=("id", "name", "n"), row_key=("id",))
@@ -187,9 +189,92 @@ def test_the_table_whose_header_matches_is_scored():
 
 
 def test_ties_go_to_the_first_table():
-    text = "| id | name | n |\n|---|---|---|\n| a | x | 1 |\n\n| id | name | n |\n|---|---|---|\n| b | y | 2 |"
+    text = "| id | name |\n|---|---|\n| a | x |\n\n| id | n |\n|---|---|\n| b | 2 |"
     t = parsed(text)
-    assert t.rows == (("a", "x", "1"),) and t.table == 0
+    assert t.rows == (("a", "x", ""),) and t.table == 0
+    assert "ignored 1 row(s) outside the scored table: lines 7" in t.issues
+
+
+# --- a table continues past prose, fences and repeated headers (review findings 9a-9d:
+# answers where the strict parser keeps rows the paper parser used to drop)
+
+
+def test_headerless_rows_after_a_note_continue_the_table():
+    # 9a: strict reads all three rows; the note line is prose
+    t = parsed("id,name,n\na,x,1\nNote: provisional\nb,y,2\nc,z,3")
+    assert t.rows == (("a", "x", "1"), ("b", "y", "2"), ("c", "z", "3")) and t.lines == (2, 4, 5)
+    assert "rows at line(s) 4 continue the table past prose, fences or a header" in t.issues
+    # 9b: a single row after the note is a row, not prose
+    assert parsed("id,name,n\na,x,1\nb,y,2\nNote: the next is provisional\nc,z,3").rows[-1] == ("c", "z", "3")
+
+
+def test_a_second_table_with_the_same_header_continues_the_first():
+    # 9c: strict reads both tables' rows
+    text = "| id | name | n |\n|---|---|---|\n| a | x | 1 |\n\nAlso:\n\n| ID | Name | N |\n|---|---|---|\n| b | y | 2 |"
+    t = parsed(text)
+    assert t.rows == ROWS and t.table == 0 and t.header == ("id", "name", "n")
+
+
+def test_odd_rows_inside_a_table_are_kept():
+    # 9d: strict parses ",`y`" and the full row below the header
+    t = parsed("id,name,n\nk5\n,`y`\nb,y,2")
+    assert t.rows == (("", "`y`"), ("b", "y", "2"))
+    assert "line 3: wrong_width (2 cells, expected 3)" in t.issues
+    t = parsed("id,name,n\na,x,1\nMore:\nb,y\nAnd:\nc,z,3")
+    assert t.rows == (("a", "x", "1"), ("b", "y"), ("c", "z", "3"))
+
+
+def test_odd_rows_right_after_a_header_are_its_rows():
+    t = parsed("id,name,n\nsee below\nk3,1000")
+    assert t.rows == (("k3", "1000"),) and t.header == ("id", "name", "n")
+
+
+def test_a_trailing_note_with_pipes_is_not_a_row():
+    t = parsed("| id | name | n |\n|---|---|---|\n| a | x | 1 |\n\nNotes:\nSources: census | web")
+    assert t.rows == (("a", "x", "1"),)
+    assert "ignored 1 row(s) outside the scored table: lines 6" in t.issues
+
+
+def test_continuation_rows_follow_a_reordered_header():
+    t = parsed("| n | name | id |\n|---|---|---|\n| 1 | x | a |\n\nAlso:\n\n| 2 | y | b |")
+    assert t.rows == ROWS
+
+
+def test_headerless_rows_before_the_header_are_joined_as_strict_reads_them():
+    t = parsed("a|x|1\n\nThe full table:\n\nid|name|n\nb|y|2")
+    assert t.rows == ROWS and t.lines == (1, 6)
+    # comma lines need a header above them, as in strict
+    assert parsed("a,x,1\nb,q,9\nThe full table:\nid|name|n\nb|y|2").rows == (("b", "y", "2"),)
+
+
+def test_headerless_pipe_rows_continue_past_prose_and_format_changes():
+    t = parsed("a|x|1\nk4\nb\ty\t2")
+    assert t.rows == ROWS
+
+
+def test_another_header_ends_the_continuation():
+    text = "| id | name | n |\n|---|---|---|\n| a | x | 1 |\n\nDraft:\n\n| p | q |\n|---|---|\n| 7 | 8 |\n\n| 9 | 9 |"
+    t = parsed(text)
+    assert t.rows == (("a", "x", "1"),)
+    assert "ignored 2 row(s) outside the scored table: lines 9, 11" in t.issues
+
+
+def test_a_row_naming_one_column_is_not_a_header():
+    assert parsed("|id\na|x|1").rows == (("id",), ("a", "x", "1"))  # strict keeps both rows
+    assert parsed("|  | id |\n| a | x | 1 |").rows == (("", "id"), ("a", "x", "1"))
+
+
+def test_an_alignment_row_of_another_width_marks_no_header():
+    # strict skips the alignment row and keeps the row above it
+    assert parsed("a|x|1\n|---|").rows == (("a", "x", "1"),)
+
+
+def test_short_delimiter_rows():
+    # GitHub-flavoured Markdown: one dash per cell is enough below a header
+    assert parsed("| n | id | name |\n|-|:-|-:|\n| 1 | a | x |").rows == (("a", "x", "1"),)
+    # rows of dashes are data, as in strict, unless they mark a header
+    assert parsed("-|-|-\n-|-|-").rows == (("-", "-", "-"), ("-", "-", "-"))
+    assert parsed("| id | name | n |\n|---|---|---|\n| - | - | - |").rows == (("-", "-", "-"),)
 
 
 def test_between_tables_without_headers_the_well_formed_one_wins():
@@ -255,6 +340,8 @@ cell = st.text(alphabet="abcXY019 .-_", min_size=1, max_size=6).map(str.strip).f
     tsv=st.booleans(),
 )
 def test_plain_tables_parse_as_strict_does(rows, header, rule, prose, outer, tsv):
+    # a row of dashes right below a header is its Markdown delimiter row (a paper rule)
+    assume(not (header and not rule and not tsv and all(set(c) == {"-"} for c in rows[0])))
     sep = "\t" if tsv else "|"
     edge = "|" if outer and not tsv else ""
     lines = [f"{edge}{sep.join(SCHEMA.columns)}{edge}"] if header else []
@@ -265,6 +352,60 @@ def test_plain_tables_parse_as_strict_does(rows, header, rule, prose, outer, tsv
     paper, strict = parse_paper(text, SCHEMA), parse_strict(text, SCHEMA)
     assert strict.status == "parsed"
     assert paper.rows == strict.rows and paper.lines == strict.lines
+
+
+# Property: on texts made of schema header lines, rows of the schema's width (pipe, TSV, CSV),
+# prose and fences, the paper parse keeps every strict row, in order, and scores no lower.
+
+ident = st.from_regex(r"[a-z]{1,2}[0-9]{1,2}", fullmatch=True)  # a digit: never a column name
+value = st.one_of(ident, st.integers(1, 999).map(str))
+HEADER_LINES = ("id|name|n", "| ID | Name | N |\n|---|---|---|", "id\tname\tn", "ID,Name,N", "| id | name | n |")
+PROSE_LINES = ("Here is the answer:", "Note: provisional", "Also", "", "```", "```markdown", "~~~", "see below")
+
+
+def _line(cells, style):
+    return ("{}|{}|{}", "| {} | {} | {} |", "{}\t{}\t{}", "{},{},{}")[style].format(*cells)
+
+
+def _mixed_text(rows):
+    return st.lists(
+        st.one_of(
+            st.sampled_from(HEADER_LINES),
+            st.sampled_from(PROSE_LINES),
+            st.builds(_line, rows, st.integers(0, 3)),
+        ),
+        min_size=1,
+        max_size=14,
+    ).map("\n".join)
+
+
+def _is_subsequence(needles, haystack):
+    rest = iter(haystack)
+    return all(any(n == h for h in rest) for n in needles)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_mixed_text(st.tuples(value, value, value)))
+def test_every_strict_row_of_the_schema_width_is_kept_in_order(text):
+    strict = parse_strict(text, SCHEMA)
+    kept = [r for r in strict.rows if len(r) == len(SCHEMA.columns)]
+    paper = parse_paper(text, SCHEMA)
+    assert _is_subsequence(kept, paper.rows), (strict.rows, paper.rows, paper.issues)
+
+
+GOLD = (("a1", "x1", "1"), ("b2", "y2", "20"), ("c3", "z3", "300"))
+answer_row = st.one_of(st.sampled_from(GOLD), st.tuples(st.sampled_from(["a1", "b2", "c3", "d4"]), value, value))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_mixed_text(answer_row))
+def test_the_paper_profile_scores_no_lower_than_strict(text):
+    task = build_task(SCHEMA.columns, rows=GOLD)
+    strict = score_answer(task, text, profile="strict")
+    if strict.status != "parsed":
+        return
+    paper = score_answer(task, text, profile="paper")
+    assert paper.status == "parsed" and paper.item_f1 >= strict.item_f1, (strict.parse.rows, paper.parse.rows)
 
 
 def test_release_references_parse_as_strict_does(release_dir):

@@ -20,18 +20,28 @@ Every cell, predicted or reference, goes through the same function of its column
        rubric ``integer``/``decimal`` (the rubric rule, units included, applies
        after thousands separators, a leading ``+`` and a ``%`` the reference never
        carries are removed), or a string column whose every non-empty reference
-       value is a plain number: an exact decimal without trailing zeros. A value
-       that is not a number stays text, so it never equals a number.
+       value is a plain number and that is not identifier-like (below): an exact
+       decimal without trailing zeros. A value that is not a number stays text,
+       so it never equals a number.
    ``date`` / ``timestamp``
        every reference value is a date (``2019-10-06``, ``2019/10/06``,
        ``Oct 6, 2019``, ``6 October 2019``) or a timestamp: ISO ``YYYY-MM-DD``, or
        ``YYYY-MM-DDTHH:MM:SS`` with ``Z`` for UTC (``Z``, ``+00:00``, ``UTC``).
    ``identifier`` / ``doi`` / ``arxiv``
-       the column name says identifier (``id``, ``doi``, ``arxiv``, ``accession``,
-       ``code``, ``cve``...) or a reference value has a leading zero or the arXiv
-       id shape: text, never read as a number (``1910.02550`` is not
-       ``1910.0255``); DOI prefixes (``https://doi.org/``, ``doi:``) and arXiv
-       prefixes (``arXiv:``, abs/pdf URLs) removed.
+       a string column is identifier-like when its name has an identifier word
+       (``id``, ``doi``, ``arxiv``, ``accession``, ``code``, ``cve``, ``fips``...,
+       and the numbering words ``version``, ``release``, ``revision``, ``build``,
+       ``edition``, ``section``, ``chapter``, ``taxid``, ``taxon``: numbering in
+       which ``3.10`` is not ``3.1``), or a reference value has a leading zero
+       (``007``) or the arXiv id shape (``1910.02550``). Its values stay text,
+       never read as numbers; DOI prefixes (``https://doi.org/``, ``doi:``) and arXiv prefixes
+       (``arXiv:``, abs/pdf URLs) are removed. The rubric decides first: a column
+       it types ``integer`` or ``decimal`` is numeric whatever its name and
+       values (``8.40`` equals ``8.4`` there). An untyped column of plain numbers
+       such as ``8.40, 16.30`` (the official release's rubrics often carry no
+       types) compares as numbers, trailing zeros ignored, as the paper profile
+       promises; the price is that a version column whose name has no numbering
+       word (``python: 3.10``) is read as numbers too.
    ``id_list``
        the rubric's set-of-identifiers rule.
    ``text``
@@ -41,6 +51,17 @@ Every cell, predicted or reference, goes through the same function of its column
 
 Nothing is rounded and no tolerance is added; the reference decides a column's
 kind only, never which of two predicted rows is kept.
+
+Two consequences of the issue's wording, on purpose:
+
+* ``%`` is asymmetric. Only "a % sign the reference does not carry" is ignored:
+  reference ``45`` and answer ``45%`` match, but when the reference writes
+  ``45%`` the answer must write the sign too (``45`` does not match). A share
+  is never rescaled (``0.45`` is not ``45%``).
+* Timestamps are compared as written, without time-zone arithmetic. ``Z``,
+  ``+00:00``, ``UTC`` and ``GMT`` are one zone; another offset is kept (as
+  ``+HH:MM``) and not converted, so ``12:00+02:00`` does not equal ``10:00Z``,
+  and a timestamp without a zone equals only one without a zone.
 """
 
 from __future__ import annotations
@@ -78,7 +99,9 @@ _LEADING_ZERO = re.compile(r"0\d")
 
 _ID_TOKENS = frozenset(
     "id ids identifier identifiers doi dois arxiv accession accessions code codes cve cves "
-    "pmid pmcid isbn issn uid uuid cas casrn dtxsid orcid fips zip zipcode naics".split()
+    "pmid pmcid isbn issn uid uuid cas casrn dtxsid orcid fips zip zipcode naics "
+    "version versions release releases revision revisions build builds edition editions "
+    "section sections chapter chapters taxid taxids taxon taxa".split()
 )
 _NAME_TOKENS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
@@ -288,7 +311,9 @@ def _kind(column: str, values: list[str]) -> str:
         return "doi"
     if "arxiv" in column.casefold() or all(_ARXIV_NEW.fullmatch(v) or _ARXIV_OLD.fullmatch(v) for v in bare):
         return "arxiv"
-    if tokens & _ID_TOKENS or any(_LEADING_ZERO.match(v) or _ARXIV_NEW.fullmatch(v) for v in bare):
+    if tokens & _ID_TOKENS or any(
+        _LEADING_ZERO.match(v) or _ARXIV_NEW.fullmatch(v) for v in bare
+    ):
         return "identifier"
     if all(plain_number(v.removesuffix("%").rstrip()) is not None for v in values):
         return "numeric"

@@ -1,21 +1,39 @@
-"""Table blocks found in answer text, and the markup formats: HTML ``<table>`` and JSON.
+"""Table blocks found in answer text: line formats, HTML ``<table>`` and JSON.
 
-Used by :mod:`sgr_kit.parse.paper`: a :class:`Block` is a candidate table before
-header detection. This module reads the two markup formats into blocks; the
-line formats (pipe, TAB, comma, records) are cut in :mod:`sgr_kit.parse.paper`.
+Used by :mod:`sgr_kit.parse.paper`: a :class:`Block` is a run of table lines (or
+one HTML/JSON table) before header detection; the paper parser decides which
+blocks form the table that is scored.
+
+Line blocks (:func:`line_blocks`) are runs of pipe lines, of TAB lines and of
+comma lines, split as the strict parser splits them. Blank lines do not end a
+run; a prose line, a fence line (three backticks or tildes) or a line of another
+kind does. A new block also starts at a Markdown header (a row followed by an
+alignment row ``|---|``) and at a line repeating the schema's column names
+(compared as :func:`normalize_name` does), so that a header line always opens
+its block.
 """
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-__all__ = ["Block", "normalize_name", "html_blocks", "json_blocks"]
+from ..canonicalize.strict import clean_cell
+from ..types import Schema
+from .strict import RECORD_SEPARATORS, _is_alignment, _split_pipe
+
+__all__ = [
+    "Block", "normalize_name", "header_match", "is_header", "is_none", "line_blocks", "html_blocks", "json_blocks",
+]
 
 _JSON_ATTEMPTS = 200
 _DECODER = json.JSONDecoder(parse_float=str, parse_int=str, parse_constant=str)
+_FENCES = ("```", "~~~")
+_SHORT_RULE = re.compile(r":?-+:?")  # an alignment cell of any length (a header marker)
 
 def normalize_name(name: str) -> str:
     """A column name as compared with header cells: case-folded, letters and digits only.
@@ -25,7 +43,35 @@ def normalize_name(name: str) -> str:
     >>> normalize_name("**Predecessor ID**"), normalize_name("dissolved_oxygen (mg/L)")
     ('predecessorid', 'dissolvedoxygenmgl')
     """
-    return "".join(ch for ch in unicodedata.normalize("NFKC", name).casefold() if ch.isalnum())
+    return "".join(filter(str.isalnum, unicodedata.normalize("NFKC", name).casefold()))
+
+
+def header_match(cells: list[str], names: dict[str, int]) -> tuple[list[str], int, int]:
+    """Normalized names of ``cells``, how many schema columns they name, how many are non-empty."""
+    normal = [normalize_name(clean_cell(c)) for c in cells]
+    found = {names[n] for n in normal if n in names}
+    return normal, len(found), sum(1 for n in normal if n)
+
+
+def is_header(cells: list[str], names: dict[str, int]) -> bool:
+    """True when more than half of the row's cells (empty ones included) name distinct schema columns.
+
+    With a schema of two columns or more, at least two must be named: a lone
+    ``id`` cell is not a header.
+
+    Examples
+    --------
+    >>> names = {"id": 0, "name": 1, "n": 2}
+    >>> is_header(["ID", "Name", "Source"], names), is_header(["", "id"], names), is_header(["Name", "fox"], names)
+    (True, False, False)
+    """
+    _, found, _ = header_match(cells, names)
+    return 2 * found > len(cells) and found >= min(2, len(names))
+
+
+def is_none(text: str) -> bool:
+    """``NONE`` in any case, with emphasis, backticks or a final period."""
+    return text.strip().strip("*_`~ ").rstrip(".").strip("*_`~ ").casefold() == "none"
 
 
 @dataclass
@@ -234,3 +280,194 @@ def append_record(table: Block, record: Block, line: int) -> None:
     table.header = header
     table.rows.append(row)
     table.lines.append(line)
+
+
+def _boundary(token: str, separator: str) -> int:
+    """Position of the separator that ends a record inside ``token`` (-1 if none)."""
+    start = 0
+    while True:
+        i = token.find(separator, start)
+        if i < 0:
+            return -1
+        after = token[i + 1:i + 5]
+        thousands = (
+            separator == ","
+            and i > 0
+            and token[i - 1].isdigit()
+            and after[:3].isdigit()
+            and len(after[:3]) == 3
+            and not after[3:4].isdigit()
+        )
+        if not thousands:
+            return i
+        start = i + 1
+
+
+def _records(body: str, separator: str, width: int) -> tuple[list[list[str]], str]:
+    """Split a pipe line of one or more records; returns rows and an issue ("" if none)."""
+    body = body.rstrip(separator + " ")
+    if separator not in body:
+        return [_split_pipe(body)], ""
+    pieces = [p.strip() for p in body.split(separator)]
+    split = [_split_pipe(p) for p in pieces if p]
+    if all(len(cells) == width for cells in split):
+        return split, ""
+    cells = _split_pipe(body)
+    n = len(cells)
+    if width >= 2 and n > width and (n - 1) % (width - 1) == 0:
+        rows, current = [], [cells[0]]
+        for i in range(1, n):
+            if i % (width - 1) == 0 and i < n - 1:
+                cut = _boundary(cells[i], separator)
+                if cut < 0:
+                    break
+                current.append(cells[i][:cut].strip())
+                rows.append(current)
+                current = [cells[i][cut + 1:].strip()]
+            else:
+                current.append(cells[i])
+        else:
+            rows.append(current)
+            return rows, ""
+    if len(cells) <= width:
+        return [cells], ""
+    kept = [cells for p, cells in zip([p for p in pieces if p], split) if "|" in p]
+    return kept, f"records split on every {separator!r} (cells did not line up in records of {width})"
+
+
+def _is_rule(cells: list[str]) -> bool:
+    """A Markdown delimiter row: every cell dashes (any number), with optional colons."""
+    return all(_SHORT_RULE.fullmatch(c.strip()) for c in cells)
+
+
+class _Cutter:
+    """Appends rows to the current block, opening a new block at a header."""
+
+    def __init__(self, schema: Schema, names: dict[str, int]) -> None:
+        self.names = names
+        self.schema_names = [normalize_name(c) for c in schema.columns]
+        self.blocks: list[Block] = []
+        self.current: Block | None = None
+
+    def start(self, kind: str, number: int) -> Block:
+        block = self.current = Block(kind=kind, start=number, run=kind, loose=kind == "csv")
+        self.blocks.append(block)
+        return block
+
+    def add(self, cells: list[str], number: int) -> None:
+        block = self.current
+        if block.rows and self._repeats_schema(cells):
+            block = self.current = Block(kind=block.kind, start=number, run=block.run, loose=block.loose)
+            self.blocks.append(block)
+        block.rows.append(cells)
+        block.lines.append(number)
+
+    def _repeats_schema(self, cells: list[str]) -> bool:
+        names = self.schema_names
+        if len(cells) != len(names) or normalize_name(cells[0]) != names[0]:
+            return False
+        return [normalize_name(clean_cell(c)) for c in cells] == names
+
+    def add_pipe(self, cells: list[str], number: int) -> None:
+        """A pipe row; an alignment row marks a header and may start a new block.
+
+        The row above an alignment row of the same width (and not itself made of
+        dashes) is a header when it is the block's first row, or when its names
+        match the schema (it then starts a new block). Otherwise an alignment row
+        of three dashes or more is skipped, and a shorter one (``-|-``) is a data
+        row, as strict does.
+        """
+        block = self.current
+        if "-" in cells[0] and _is_rule(cells):
+            above = block.rows[-1] if block.rows else None
+            if above is not None and len(above) == len(cells) and not _is_rule(above):  # the delimiter row
+                if block.header is None and len(block.rows) == 1:
+                    block.header = block.rows.pop()
+                    block.lines.pop()
+                    return
+                if is_header(above, self.names):
+                    new = Block(kind=block.kind, start=block.lines[-1], run=block.run, header=block.rows.pop())
+                    block.lines.pop()
+                    self.blocks.append(new)
+                    self.current = new
+                    return
+            if _is_alignment(cells):
+                return
+        self.add(cells, number)
+
+
+def line_blocks(
+    lines: list[str], consumed: set[int], schema: Schema, names: dict[str, int], issues: list[str]
+) -> tuple[list[Block], list[int], list[int], int]:
+    """Runs of pipe / TSV / comma lines, the prose and ``NONE`` line numbers, the count of content lines.
+
+    Lines in ``consumed`` (read as HTML or JSON) end a run and are skipped;
+    issues about records on one line are appended to ``issues``.
+
+    Examples
+    --------
+    >>> schema = Schema(columns=("id", "n"), row_key=("id",))
+    >>> text = "id,n\\na,1\\nNote: next is provisional\\nb,2\\nid|n\\nc|3"
+    >>> blocks, prose, nones, content = line_blocks(text.splitlines(), set(), schema, {"id": 0, "n": 1}, [])
+    >>> [(b.kind, b.rows) for b in blocks], prose
+    ([('csv', [['id', 'n'], ['a', '1']]), ('csv', [['b', '2']]), ('pipe', [['id', 'n'], ['c', '3']])], [3])
+    """
+    width = len(schema.columns)
+    separator = schema.record_separator if schema.record_separator in RECORD_SEPARATORS else None
+    cutter = _Cutter(schema, names)
+    prose: list[int] = []
+    nones: list[int] = []
+    content = 0
+    for index, line in enumerate(lines):
+        if index in consumed:
+            cutter.current = None
+            continue
+        body = line.strip()
+        if not body:
+            continue
+        if body.startswith(_FENCES):
+            cutter.current = None
+            continue
+        content += 1
+        number = index + 1
+        if "|" in body:
+            kind = "pipe"
+        elif "\t" in line:
+            kind = "tsv"
+        elif "," in body or (separator and width == 1 and separator in body):
+            kind = "csv"
+        else:
+            cutter.current = None
+            (nones if is_none(body) else prose).append(number)
+            continue
+        if kind == "csv" and not (separator and width == 1 and "|" not in body):
+            try:
+                cells = next(csv.reader([line]))
+            except (csv.Error, StopIteration):
+                cutter.current = None
+                prose.append(number)
+                continue
+        block = cutter.current
+        if block is None or block.run != kind:
+            block = cutter.start(kind, number)
+        if kind == "pipe":
+            if separator:
+                rows, issue = _records(body, separator, width)
+                if issue:
+                    issues.append(f"line {number}: {issue}")
+                if len(rows) > 1:
+                    block.kind = "records"
+            else:
+                rows = [_split_pipe(body)]
+            for cells in rows:
+                cutter.add_pipe(cells, number)
+        elif kind == "tsv":
+            cutter.add(line.split("\t"), number)
+        elif separator and width == 1 and "|" not in body:  # one-column records on a line
+            block.kind, block.loose = "records", True
+            for cell in body.rstrip(separator).split(separator):
+                block.rows.append([cell.strip()])
+                block.lines.append(number)
+        else:
+            cutter.add(cells, number)
+    return cutter.blocks, prose, nones, content
