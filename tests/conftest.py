@@ -14,8 +14,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+import os
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
 
 from sgr_kit.taxonomy import cardinality_bin, classify_domain
 from sgr_kit.types import FieldRule, Schema, Task
@@ -24,6 +27,14 @@ from sgr_kit.types import FieldRule, Schema, Task
 RELEASE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "release-format"
 
 SEED = 20240611
+
+# Property tests: no per-example deadline (shared, noisy machines); under CI the
+# examples are derived from the test itself, so a run is reproducible.
+settings.register_profile(
+    "sgr-kit", deadline=None, suppress_health_check=[HealthCheck.too_slow],
+    derandomize=bool(os.environ.get("CI")),
+)
+settings.load_profile("sgr-kit")
 
 
 def _fraction(value: Any) -> Fraction:
