@@ -461,3 +461,17 @@ def test_in_a_header_of_the_schema_width_an_unknown_name_keeps_its_position():
     # its position is taken by a column named elsewhere: an extra cell, the column stays empty
     t = parsed("| N (count) | ID | Name |\n|---|---|---|\n| 1 | a | x |")
     assert t.rows == (("a", "x", "", "1"),) and t.extra_columns == ("N (count)",)
+
+
+def test_a_note_with_pipes_after_the_table_and_a_blank_line_is_not_a_row():
+    schema = Schema(columns=("id", "n", "v"), row_key=("id",))
+    text = "| id | n | v |\n|---|---|---|\n| a | 1 | x |\n| b | 2 | y |\n\nSources: site.org | api.site.org\n"
+    parsed = parse_paper(text, schema)
+    assert parsed.rows == (("a", "1", "x"), ("b", "2", "y"))
+    assert any("a note, not data): 6" in issue for issue in parsed.issues)
+    # without the blank line it stays a (wrong-width) row, as strict keeps it
+    tight = parse_paper(text.replace("\n\nSources", "\nSources"), schema)
+    assert len(tight.rows) == 3
+    # a row of the schema's width after a blank line is data
+    more = parse_paper(text.replace("Sources: site.org | api.site.org", "| c | 3 | z |"), schema)
+    assert more.rows[-1] == ("c", "3", "z")

@@ -31,8 +31,10 @@ pipe table gives the same rows, and more answers become tables.
    between two parts of the table or when the table has no data row before it
    (odd rows inside a table stay rows, with a ``wrong_width`` issue, as strict
    keeps them); after the table's last well-formed part it is left out (a note
-   such as ``Sources: a | b``; recorded in ``issues``). A block with another
-   header starts another table and ends the continuation.
+   such as ``Sources: a | b``; recorded in ``issues``), and so are rows of
+   another width that follow the table's last well-formed row after a blank
+   line. A block with another header starts another table and ends the
+   continuation.
 4. Pipe and TAB blocks without a header that no headed table continues (those
    before the first header, or after a header of another width) form one table
    read by position, which continues past prose as in rule 3 (with the schema's
@@ -185,6 +187,7 @@ def _fill(table: _Table, schema: Schema) -> None:
     normal, expected, assign = layout.normal, layout.expected, layout.assign
     first = [c.casefold() for c in schema.columns]
     rows, lines, issues = table.rows, table.lines, table.issues
+    widths: list[int] = []
     for part in table.parts:
         issues += part.block.issues
         for cells, number in zip(part.rows, part.lines):
@@ -219,6 +222,34 @@ def _fill(table: _Table, schema: Schema) -> None:
                     extras.pop()
                 rows.append(tuple(mapped + extras))
             lines.append(number)
+            widths.append(len(cells))
+    _drop_trailing_note(table, widths, expected, width)
+
+
+def _drop_trailing_note(table: _Table, widths: list[int], expected: int, width: int) -> None:
+    """Rows of another width after the table's last well-formed row and a blank line are a note.
+
+    E.g. ``Sources: arxiv.org | export.arxiv.org`` under a Markdown table: prose
+    around a table is ignored (recorded in ``issues``). Strict counts such a line
+    as a row of the wrong width; a row of the schema's width is always kept.
+    """
+    good = [i for i, w in enumerate(widths) if w == expected]
+    if not good:
+        return
+    cut = good[-1] + 1
+    rows, lines = table.rows, table.lines
+    if cut >= len(rows) or not lines[cut] or not lines[cut - 1] or lines[cut] <= lines[cut - 1] + 1:
+        return
+    if any(w == width for w in widths[cut:]):
+        return
+    dropped = lines[cut:]
+    del rows[cut:], lines[cut:]
+    marks = {f"line {n}: wrong_width" for n in dropped}
+    table.issues[:] = [i for i in table.issues if not any(i.startswith(m) for m in marks)]
+    table.issues.append(
+        f"ignored {len(dropped)} line(s) of another width after the table and a blank line "
+        f"(a note, not data): {_numbers(dropped)}"
+    )
 
 
 def _loose_ok(part: _Part, width: int, content: int) -> bool:
