@@ -17,28 +17,15 @@ __all__ = ["main", "build_parser"]
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    from .load import load_runs, load_tasks
     from .output import check_writable, write_table
-    from .score import score_runs
+    from .report import score_sources
 
     check_writable(args.out, force=args.force)
     if args.cells:
         check_writable(args.cells, force=args.force, what="--cells output")
-    rules = None
-    if args.rules:
-        from .rules import load_rules
-
-        rules = load_rules(args.rules)
-    tasks = load_tasks(args.tasks, pairing=args.pairing, strict_pairing=args.strict_pairing)
-    for note in tasks.notes:
-        print(f"note: {note}", file=sys.stderr)
-    if rules is not None:
-        print(rules.describe(), file=sys.stderr)
-        for selector in rules.unused(list(tasks)):
-            warnings.warn(f"rules file {args.rules}: entry {selector!r} matches no loaded task")
-    runs = load_runs(args.runs, tasks=tasks)
-    result = score_runs(
-        tasks, runs, profile=args.profile, rules=rules, progress=not args.no_progress, with_cells=bool(args.cells)
+    result = score_sources(
+        args.tasks, args.runs, profile=args.profile, rules=args.rules, pairing=args.pairing,
+        strict_pairing=args.strict_pairing, progress=not args.no_progress, with_cells=bool(args.cells),
     )
     scores, cells = result if args.cells else (result, None)
     write_table(scores, args.out, force=args.force)

@@ -22,7 +22,8 @@ from typing import Any, Mapping, Sequence
 
 from .errors import SgrKitError
 
-__all__ = ["NOTEBOOKS", "notebook_dir", "notebook_parameters", "run_notebook", "export_html", "build_report"]
+__all__ = ["NOTEBOOKS", "notebook_dir", "notebook_parameters", "run_notebook", "export_html", "score_sources",
+           "build_report"]
 
 #: The report's notebooks, in the order they run.
 NOTEBOOKS: tuple[str, ...] = ("main_table",)
@@ -119,6 +120,49 @@ def _atomic_text(path: Path, text: str) -> Path:
     return path
 
 
+def score_sources(
+    tasks: Sequence[str],
+    runs: Sequence[str],
+    *,
+    profile: str = "paper",
+    rules: str | None = None,
+    pairing: str | None = None,
+    strict_pairing: bool = False,
+    progress: bool = True,
+    with_cells: bool = True,
+):
+    """Load task and run files and score them (with per-cell records unless ``with_cells=False``).
+
+    The one path from files to scores, shared by ``sgr-kit score`` and
+    :func:`build_report`. Loader notes and the rules applied are printed to
+    stderr; a rules entry that matches no loaded task is a warning.
+
+    Returns
+    -------
+    ScoredRuns or DataFrame
+        As :func:`sgr_kit.score.score_runs`: ``(scores, cells)``, or the scores alone
+        with ``with_cells=False``.
+    """
+    import sys
+    import warnings
+
+    from .load import load_runs, load_tasks
+    from .rules import load_rules
+    from .score import score_runs
+
+    loaded_rules = load_rules(rules) if rules else None
+    task_set = load_tasks(list(tasks), pairing=pairing, strict_pairing=strict_pairing)
+    for note in task_set.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if loaded_rules is not None:
+        print(loaded_rules.describe(), file=sys.stderr)
+        for selector in loaded_rules.unused(list(task_set)):
+            warnings.warn(f"rules file {rules}: entry {selector!r} matches no loaded task", UserWarning, stacklevel=2)
+    run_set = load_runs(list(runs), tasks=task_set)
+    return score_runs(task_set, run_set, profile=profile, rules=loaded_rules, progress=progress,
+                      with_cells=with_cells)
+
+
 def build_report(
     tasks: Sequence[str],
     runs: Sequence[str],
@@ -136,23 +180,15 @@ def build_report(
     Returns the paths written. An existing report folder is only written into
     with ``force=True``.
     """
-    from .load import load_runs, load_tasks
     from .output import write_table
     from .reference import audit
-    from .rules import load_rules
-    from .score import score_runs
     from .summary import format_summary
 
     out = Path(out_dir)
     if out.exists() and any(out.iterdir()) and not force:
         raise SgrKitError(f"report folder {out} is not empty; pass --force to overwrite the report in it")
     out.mkdir(parents=True, exist_ok=True)
-    task_set = load_tasks(list(tasks))
-    run_set = load_runs(list(runs), tasks=task_set)
-    scores, cells = score_runs(
-        task_set, run_set, profile=profile, rules=load_rules(rules) if rules else None,
-        progress=progress, with_cells=True,
-    )
+    scores, cells = score_sources(tasks, runs, profile=profile, rules=rules, progress=progress)
     written = [
         write_table(scores, out / "scores.csv", force=True),
         write_table(cells, out / "cells.parquet", force=True),
