@@ -7,7 +7,7 @@ Markdown or plain pipe tables, unit-converted values), then, for each profile:
 
 1. scores every answer with :func:`sgr_kit.score.score_answer` on prepared tasks
    (per-cell records included) and reports answers per second;
-2. runs :func:`sgr_kit.score.score_runs` end to end with ``with_cells=True``
+2. runs :func:`sgr_kit.score.score_runs` end to end with (:func:`sgr_kit.score.score_with_cells`)
    (task preparation, scores table and cells table included).
 
 With ``--distinct-cells`` every non-key answer cell is a value never seen
@@ -31,7 +31,7 @@ import tracemalloc
 from fractions import Fraction
 
 import sgr_kit
-from sgr_kit.score import prepare_task, score_answer, score_runs
+from sgr_kit.score import prepare_task, score_answer, score_with_cells
 from sgr_kit.taxonomy import cardinality_bin
 from sgr_kit.types import Answer, FieldRule, Schema, Task
 
@@ -151,7 +151,7 @@ def bench(tasks: list[Task], runs: list[Answer], profile: str, use_tracemalloc: 
     answer_s = time.perf_counter() - start
 
     start = time.perf_counter()
-    scored = score_runs(by_id, runs, profile=profile, with_cells=True)
+    scored = score_with_cells(by_id, runs, profile=profile)
     runs_s = time.perf_counter() - start
 
     print(f"profile {profile!r}:")
@@ -163,7 +163,7 @@ def bench(tasks: list[Task], runs: list[Answer], profile: str, use_tracemalloc: 
     if use_tracemalloc:
         del scored
         tracemalloc.start()
-        score_runs(by_id, runs, profile=profile, with_cells=True)
+        score_with_cells(by_id, runs, profile=profile)
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         print(f"  score_runs+cells  peak Python allocations {peak / 2**20:.1f} MiB (tracemalloc)")

@@ -7,6 +7,18 @@ The public entry points, in pipeline order::
     scores = sgr_kit.score_runs(tasks, runs)            # tidy DataFrame
     result = sgr_kit.score_answer(tasks["x_001"], text)  # one answer, with per-cell records
 
+The package's layers, each importing only the ones before it:
+
+1. foundation: ``errors``, ``schema`` (every constant and table schema), ``types``,
+   ``taxonomy``, ``resources`` (packaged data), ``output`` (the one atomic writer);
+2. ``load``: files -> records (task records, answers, score tables);
+3. the scoring core: ``parse`` -> ``canonicalize`` -> ``align`` -> ``metrics`` -> ``rules`` -> ``score``;
+4. ``prepare``: records -> tasks (schema inference, reference parsing, pairing, validation);
+5. ``pipeline``: files -> scores (and the notebooks' inputs);
+6. analysis: ``aggregate``, ``stats``, ``breakdowns``, with ``reference`` (the paper's numbers);
+7. presentation: ``figures``, ``report``, ``explore``; then ``cli``. ``demo`` builds the
+   synthetic benchmark from the layers below and nothing imports it.
+
 Submodules are imported on first use, so ``import sgr_kit`` stays cheap.
 """
 
@@ -16,18 +28,22 @@ import importlib
 
 from .errors import SgrKitError
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _EXPORTS = {
-    "load_tasks": "sgr_kit.load",
+    "load_tasks": "sgr_kit.prepare",
+    "validate": "sgr_kit.prepare",
     "load_runs": "sgr_kit.load",
-    "validate": "sgr_kit.load",
     "load_scores": "sgr_kit.load",
     "score_answer": "sgr_kit.score",
     "score_runs": "sgr_kit.score",
+    "score_with_cells": "sgr_kit.score",
     "prepare_task": "sgr_kit.score",
     "load_rules": "sgr_kit.rules",
+    "load_inputs": "sgr_kit.pipeline",
+    "score_files": "sgr_kit.pipeline",
     "system_means": "sgr_kit.aggregate",
+    "task_means": "sgr_kit.aggregate",
 }
 
 __all__ = ["SgrKitError", "__version__", *_EXPORTS]

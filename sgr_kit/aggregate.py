@@ -21,21 +21,16 @@ import numpy as np
 import pandas as pd
 
 from .errors import SgrKitError
+from .schema import FAILED_STATUSES, METRICS, check_failure_policy
 
-__all__ = ["METRICS", "FAILURE_POLICIES", "apply_failure_policy", "task_means", "system_means"]
+__all__ = ["apply_failure_policy", "task_means", "system_means"]
 
-METRICS = ("item_f1", "row_f1", "poa")
-FAILURE_POLICIES = ("zero", "exclude")
-_FAILED = ("parse_failure", "missing")
 _REQUIRED = ("system", "task_id", "variant", "status", *METRICS)
 _TASK_COLUMNS = ("base_id", "variant", "domain", "ecosystem", "family", "gold_rows", "bin", "synthetic")
 
 
 def _check(scores: pd.DataFrame, failure_policy: str) -> None:
-    if failure_policy not in FAILURE_POLICIES:
-        raise SgrKitError(
-            f"failure_policy must be one of {', '.join(FAILURE_POLICIES)}; got {failure_policy!r}"
-        )
+    check_failure_policy(failure_policy)
     missing = [c for c in _REQUIRED if c not in scores.columns]
     if missing:
         raise SgrKitError(
@@ -69,7 +64,7 @@ def apply_failure_policy(scores: pd.DataFrame, *, failure_policy: str = "zero") 
     1
     """
     _check(scores, failure_policy)
-    failed = scores["status"].isin(_FAILED)
+    failed = scores["status"].isin(FAILED_STATUSES)
     out = scores.copy()
     if failure_policy == "zero":
         out.loc[failed, list(METRICS)] = 0.0
@@ -99,7 +94,7 @@ def task_means(scores: pd.DataFrame, *, failure_policy: str = "zero") -> pd.Data
     _check(scores, failure_policy)
     keys = ["system", "task_id"]
     descriptive = [c for c in _TASK_COLUMNS if c in scores.columns]
-    marked = scores.assign(failed=scores["status"].isin(_FAILED))
+    marked = scores.assign(failed=scores["status"].isin(FAILED_STATUSES))
     grouped = marked.groupby(keys, sort=False)
     out = grouped[descriptive].first()
     out["repeats"] = grouped.size()

@@ -2,49 +2,68 @@
 
 Every user-input problem is reported as ``sgr-kit: error: ...`` on stderr with
 exit status 2; the message names the file, line or task and what was expected.
+A closed output pipe (``sgr-kit summary scores.csv | head``) ends the command quietly.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 from pathlib import Path
 
+from . import __version__
 from .errors import SgrKitError
+from .schema import FAILURE_POLICIES, PROFILES
 
 __all__ = ["main", "build_parser"]
 
 
+def _scoring_options(p: argparse.ArgumentParser, *, required: bool = True) -> None:
+    """The options shared by ``score`` and ``report`` (one definition, so the two never drift)."""
+    p.add_argument("--tasks", action="append", required=required, metavar="PATH",
+                   help="tasks: release JSONL file, folder, parquet file or Hugging Face dataset id (repeatable)")
+    p.add_argument("--runs", action="append", required=required, metavar="PATH",
+                   help="answers: JSONL or CSV file, or a <system>/<task_id>.<ext> folder (repeatable)")
+    p.add_argument("--profile", choices=PROFILES, default=PROFILES[0],
+                   help="scoring profile: paper (default, reviewer-style canonicalization) or strict "
+                        "(the benchmark's own scorer)")
+    p.add_argument("--rules", metavar="FILE", help="per-task rules (JSON or YAML): aliases, types, tolerance, key")
+    p.add_argument("--pairing", metavar="FILE", help="explicit task_id,base_id pairing of goal tasks (CSV or JSON)")
+    p.add_argument("--strict-pairing", action="store_true", help="treat every pairing warning as an error")
+    p.add_argument("--no-progress", action="store_true", help="show no progress bar while scoring")
+
+
 def _cmd_score(args: argparse.Namespace) -> int:
     from .output import check_writable, write_table
-    from .report import score_sources
+    from .pipeline import score_files
+    from .schema import SYNTHETIC_NOTE, is_synthetic
 
-    check_writable(args.out, force=args.force)
+    if args.cells and Path(args.cells).resolve() == Path(args.out).resolve():
+        raise SgrKitError(f"--out and --cells name the same file {args.out}; give two different files")
+    check_writable(args.out, force=args.force, what="--out", suffixes=(".csv", ".parquet"))
     if args.cells:
-        check_writable(args.cells, force=args.force, what="--cells output")
-    result = score_sources(
+        check_writable(args.cells, force=args.force, what="--cells output", suffixes=(".csv", ".parquet"))
+    _, _, (scores, cells) = score_files(
         args.tasks, args.runs, profile=args.profile, rules=args.rules, pairing=args.pairing,
-        strict_pairing=args.strict_pairing, progress=not args.no_progress, with_cells=bool(args.cells),
+        strict_pairing=args.strict_pairing, progress=not args.no_progress,
     )
-    scores, cells = result if args.cells else (result, None)
     write_table(scores, args.out, force=args.force)
-    if cells is not None:
+    if args.cells:
         write_table(cells, args.cells, force=args.force)
     counts = scores["status"].value_counts().to_dict()
     print(
         f"scored {len(scores)} answers ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}) "
         f"with profile '{args.profile}' -> {args.out}" + (f"; cells -> {args.cells}" if args.cells else "")
     )
-    if "synthetic" in scores.columns and scores["synthetic"].any():
-        from .summary import SYNTHETIC_NOTE
-
+    if is_synthetic(scores):
         print(SYNTHETIC_NOTE)
     return 0
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from .load import validate
+    from .prepare import validate
 
     report = validate(args.tasks, pairing=args.pairing, strict_pairing=args.strict_pairing)
     print(report.text())
@@ -53,10 +72,11 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def _cmd_summary(args: argparse.Namespace) -> int:
     from .load import load_scores
-    from .summary import format_summary
+    from .report.summary import format_summary
 
     scores = load_scores(args.scores)
-    print(format_summary(scores, failure_policy=args.failure_policy, source=str(args.scores)))
+    print(format_summary(scores, failure_policy=args.failure_policy, source=str(args.scores),
+                         ci=args.ci, n_boot=args.n_boot, seed=args.seed))
     return 0
 
 
@@ -70,11 +90,12 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from .report import build_report
+    from .report.build import build_report
 
     paths = build_report(
-        args.tasks, args.runs, args.out, profile=args.profile, failure_policy=args.failure_policy,
-        rules=args.rules, force=args.force, progress=not args.no_progress,
+        args.tasks, args.runs, args.out, audit_labels=args.audit, profile=args.profile,
+        failure_policy=args.failure_policy, rules=args.rules, pairing=args.pairing,
+        strict_pairing=args.strict_pairing, force=args.force, progress=not args.no_progress,
     )
     print((Path(args.out) / "summary.txt").read_text(encoding="utf-8"))
     print(f"report: {len(paths)} files in {args.out}: " + ", ".join(p.name for p in paths))
@@ -103,63 +124,80 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``sgr-kit`` (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(prog="sgr-kit", description="Score and analyse SGR-Bench runs.")
+    parser.add_argument("--version", action="version", version=f"sgr-kit {__version__}",
+                        help="print the version of sgr-kit and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("score", help="score runs against tasks; one row per (system, task, repeat)")
-    p.add_argument("--tasks", action="append", required=True, metavar="PATH",
-                   help="release JSONL, folder, parquet or Hugging Face dataset id (repeatable)")
-    p.add_argument("--runs", action="append", required=True, metavar="PATH",
-                   help="answers: JSONL/CSV file or <system>/<task_id>.<ext> folder (repeatable)")
-    p.add_argument("--out", required=True, metavar="FILE", help="scores table, .csv or .parquet")
-    p.add_argument("--cells", metavar="FILE", help="also write every answer's per-cell records (.csv or .parquet)")
-    p.add_argument("--profile", choices=("paper", "strict"), default="paper",
-                   help="paper (default): reviewer-style canonicalization; strict: the benchmark's own scorer")
-    p.add_argument("--rules", metavar="FILE", help="per-task rules (JSON or YAML): aliases, types, tolerance, key")
-    p.add_argument("--pairing", metavar="FILE", help="explicit task_id,base_id pairing (CSV or JSON)")
-    p.add_argument("--strict-pairing", action="store_true", help="treat every pairing warning as an error")
+    p = sub.add_parser("score", help="score runs against tasks; one row per (system, task, repeat)",
+                       description="Score every answer of every system; a task a system did not answer is "
+                                   "scored 'missing'.")
+    _scoring_options(p)
+    p.add_argument("--out", required=True, metavar="FILE", help="the scores table to write, .csv or .parquet")
+    p.add_argument("--cells", metavar="FILE",
+                   help="also write every answer's per-cell records to this .csv or .parquet file")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_score)
 
-    p = sub.add_parser("validate", help="check task files: pairing, duplicates, references, schemas")
-    p.add_argument("--tasks", action="append", required=True, metavar="PATH")
-    p.add_argument("--pairing", metavar="FILE")
+    p = sub.add_parser("validate", help="check task files: pairing, duplicates, references, schemas",
+                       description="Report every problem in task files at once, without scoring.")
+    p.add_argument("--tasks", action="append", required=True, metavar="PATH",
+                   help="release JSONL file, folder, parquet file or Hugging Face dataset id (repeatable)")
+    p.add_argument("--pairing", metavar="FILE", help="explicit task_id,base_id pairing of goal tasks (CSV or JSON)")
     p.add_argument("--strict-pairing", action="store_true", help="treat every pairing warning as an error")
     p.set_defaults(func=_cmd_validate)
 
-    p = sub.add_parser("summary", help="per-system means of a scores table, beside the paper's Table 2")
-    p.add_argument("scores", metavar="SCORES", help="output of `sgr-kit score` (.csv or .parquet)")
-    p.add_argument("--failure-policy", choices=("zero", "exclude"), default="zero",
-                   help="how parse failures and missing answers enter means (default: zero)")
+    p = sub.add_parser("summary", help="per-system means of a scores table, beside the paper's Table 2",
+                       description="Per-system means by variant, beside the paper's Tables 2 and 3.")
+    p.add_argument("scores", metavar="SCORES", help="a scores table written by `sgr-kit score` (.csv or .parquet)")
+    p.add_argument("--failure-policy", choices=FAILURE_POLICIES, default=FAILURE_POLICIES[0],
+                   help="how parse failures and missing answers enter means: zero (default) or exclude")
+    p.add_argument("--ci", action="store_true",
+                   help="add 95%% bootstrap intervals (resampling base problems) beside the means")
+    p.add_argument("--n-boot", type=int, default=10_000, metavar="N",
+                   help="bootstrap resamples for --ci (default 10000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap for --ci (default 0)")
     p.set_defaults(func=_cmd_summary)
 
-    p = sub.add_parser("demo", help="write the SYNTHETIC demo benchmark (tasks, answers, audit labels)")
-    p.add_argument("--out", default="data/demo", metavar="DIR")
-    p.add_argument("--seed", type=int, default=None)
+    p = sub.add_parser("demo", help="write the SYNTHETIC demo benchmark (tasks, answers, audit labels)",
+                       description="Generate the SYNTHETIC, paper-calibrated demo benchmark.")
+    p.add_argument("--out", default="data/demo", metavar="DIR", help="folder to write (default data/demo)")
+    p.add_argument("--seed", type=int, default=None, help="generator seed (default: the demo's own seed)")
     p.add_argument("--force", action="store_true", help="overwrite existing files that differ")
     p.set_defaults(func=_cmd_demo)
 
-    p = sub.add_parser("report", help="score once, run the analysis notebooks, write HTML and tables to a folder")
-    p.add_argument("--tasks", action="append", required=True, metavar="PATH")
-    p.add_argument("--runs", action="append", required=True, metavar="PATH")
-    p.add_argument("--out", required=True, metavar="DIR", help="report folder")
-    p.add_argument("--profile", choices=("paper", "strict"), default="paper")
-    p.add_argument("--failure-policy", choices=("zero", "exclude"), default="zero")
-    p.add_argument("--rules", metavar="FILE")
-    p.add_argument("--force", action="store_true", help="write into a report folder that is not empty")
-    p.add_argument("--no-progress", action="store_true")
+    p = sub.add_parser("report", help="score once, run the analysis notebooks, write HTML and tables to a folder",
+                       description="Build the report. Without --tasks and --runs: the SYNTHETIC demo shipped "
+                                   "with sgr-kit, with its audit labels.")
+    _scoring_options(p, required=False)
+    p.add_argument("--audit", metavar="FILE", help="audit labels (CSV: system, task_id, label) for the error profiles")
+    p.add_argument("--out", required=True, metavar="DIR", help="the report folder to write")
+    p.add_argument("--failure-policy", choices=FAILURE_POLICIES, default=FAILURE_POLICIES[0],
+                   help="how parse failures and missing answers enter means: zero (default) or exclude")
+    p.add_argument("--force", action="store_true", help="replace an existing report in DIR")
     p.set_defaults(func=_cmd_report)
 
-    p = sub.add_parser("audit", help="recompute every number the paper derives from others")
+    p = sub.add_parser("audit", help="recompute every number the paper derives from others",
+                       description="Check the paper's published numbers against each other.")
     p.add_argument("--out", metavar="FILE", help="write the full audit table (.csv or .parquet)")
     p.add_argument("--all", action="store_true", help="print every claim, not only the inconsistent ones")
-    p.add_argument("--force", action="store_true")
+    p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     p.set_defaults(func=_cmd_audit)
     return parser
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     print(f"sgr-kit: warning: {message}", file=sys.stderr)
+
+
+def _quiet_broken_pipe() -> int:
+    # The reader went away (`| head`): point stdout at /dev/null so that the
+    # interpreter's final flush does not fail again, and end quietly.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,7 +207,11 @@ def main(argv: list[str] | None = None) -> int:
         warnings.simplefilter("default")
         warnings.showwarning = _show_warning
         try:
-            return args.func(args)
+            status = args.func(args)
+            sys.stdout.flush()
+            return status
+        except BrokenPipeError:
+            return _quiet_broken_pipe()
         except SgrKitError as exc:
             print(f"sgr-kit: error: {exc}", file=sys.stderr)
             return 2

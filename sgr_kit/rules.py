@@ -34,7 +34,8 @@ from typing import Any, Mapping
 import yaml
 
 from .errors import SgrKitError
-from .types import FIELD_TYPES, Schema, Task
+from .schema import FIELD_TYPES
+from .types import Schema, Task
 
 __all__ = ["TaskRules", "Rules", "load_rules", "RULE_KEYS"]
 

@@ -13,12 +13,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, Mapping
 
-__all__ = ["FieldRule", "Schema", "Task", "Answer", "ParsedTable", "VARIANTS", "FIELD_TYPES", "STATUSES"]
-
-VARIANTS = ("constraint", "goal")
-FIELD_TYPES = ("string", "integer", "decimal", "id_list")
-#: Status of a scored answer (the reference scorer's three, plus ``missing`` for no answer).
-STATUSES = ("parsed", "empty", "parse_failure", "missing")
+__all__ = ["FieldRule", "Schema", "Task", "Answer", "ParsedTable"]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 

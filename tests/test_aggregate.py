@@ -50,7 +50,7 @@ def test_repeats_are_averaged_before_tasks(scores):
 
 
 def test_bad_policy_and_bad_table(scores):
-    with pytest.raises(SgrKitError, match="failure_policy must be one of zero, exclude; got 'drop'"):
+    with pytest.raises(SgrKitError, match="failure_policy must be one of 'zero', 'exclude'; found 'drop'"):
         system_means(scores, failure_policy="drop")
     with pytest.raises(SgrKitError, match="lacks column.*poa"):
         system_means(scores.drop(columns="poa"))

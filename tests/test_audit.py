@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 
 from sgr_kit import reference
 from sgr_kit.errors import SgrKitError
-from sgr_kit.reference.audit import COLUMNS, VERDICTS, audit, audit_summary, half_unit, rounding_tolerance
+from sgr_kit.reference.audit import audit, audit_summary, half_unit, rounding_tolerance
+from sgr_kit.schema import AUDIT_COLUMNS as COLUMNS
+from sgr_kit.schema import AUDIT_VERDICTS as VERDICTS
 
 # The claims that do not follow from their components (worked by hand from the paper):
 # Table 2, Kimi K2.5: (47.54 + 45.17) / 2 = 46.355, printed Overall 47.39;

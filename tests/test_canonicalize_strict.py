@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sgr_kit.canonicalize import INVALID, INVALID_UNIT, apply_rule, clean_cell, column_canonicalizers
+from sgr_kit.canonicalize import INVALID, INVALID_UNIT, apply_rule, column_canonicalizers
+from sgr_kit.parse.cells import clean_cell
 from sgr_kit.canonicalize.strict import rule_function, strict_canonicalizers
 from sgr_kit.errors import SgrKitError
 from sgr_kit.types import FieldRule, Schema

@@ -10,10 +10,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sgr_kit.demo import DEFAULT_SEED, _as_task, build_demo, demo_files, write_demo
+from sgr_kit.demo import DEFAULT_SEED, as_task, build_demo, demo_files, write_demo
 from sgr_kit.demo.check import check_folder, summary
 from sgr_kit.errors import SgrKitError
-from sgr_kit.load import load_runs, load_tasks
+from sgr_kit.load import load_runs
+from sgr_kit.prepare import load_tasks
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 FILES = ("constraint.jsonl", "goal.jsonl", "runs.jsonl", "truth.csv", "audit.csv", "README.md")
@@ -99,7 +100,7 @@ def test_loads_with_the_package_loaders(tasks, demo):
     assert Counter(t.family for t in tasks.values()) == FAMILY_TASKS
     assert len(tasks.pairs) == 50
     for rec in demo.constraint + demo.goal:
-        mine, loaded = _as_task(rec), tasks[rec["task_id"]]
+        mine, loaded = as_task(rec), tasks[rec["task_id"]]
         assert (mine.schema, mine.gold_rows, mine.base_id, mine.variant) == \
             (loaded.schema, loaded.gold_rows, loaded.base_id, loaded.variant)
     runs = load_runs(DEMO / "runs.jsonl", tasks=tasks)

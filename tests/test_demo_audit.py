@@ -6,13 +6,13 @@ from collections import Counter
 
 import pytest
 
-from sgr_kit.demo import _targets
+from sgr_kit.demo.targets import paper_targets
 from sgr_kit.demo.audit import slot_counts, solve_labels
 from sgr_kit.errors import SgrKitError
 
 
 def test_paper_margins_are_reproduced():
-    t = _targets()  # Tables 4 and 5 of the paper (Appendices H and I), via sgr_kit.reference
+    t = paper_targets()  # Tables 4 and 5 of the paper (Appendices H and I), via sgr_kit.reference
     failures = {f: sum(c.values()) for f, c in t.table5.items()}
     counts = slot_counts(failures, n_slots=22, n_models=8, n_correct=20)
     assert counts == {"scholarly archives": 10, "official statistics": 4, "life-science resources": 3,

@@ -6,7 +6,7 @@ from random import Random
 
 import pytest
 
-from sgr_kit.demo import _as_task
+from sgr_kit.demo import as_task
 from sgr_kit.demo.errors import ERROR_TYPES, INJECT, apply_slips, inject
 from sgr_kit.demo.render import render
 from sgr_kit.demo.tasks import make_problems, task_records
@@ -18,7 +18,7 @@ CASES = [p for p in PROBLEMS if len(p.rows) >= 3][:12] + [p for p in PROBLEMS if
 
 
 def _score(p, rows):
-    task = prepare_task(_as_task(RECORDS[p.base_id]), profile="paper")
+    task = prepare_task(as_task(RECORDS[p.base_id]), profile="paper")
     return score_answer(task, render(rows, list(p.names), "markdown", Random(0)))
 
 

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from sgr_kit.errors import SgrKitError
-from sgr_kit.load import load_tasks, validate
+from sgr_kit.prepare import load_tasks, validate
 from sgr_kit.load.release import decode_object, looks_like_dataset_id, read_sources
 
 

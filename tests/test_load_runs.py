@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from sgr_kit.errors import SgrKitError
-from sgr_kit.load import RunSet, load_runs, load_tasks
+from sgr_kit.load import RunSet, load_runs
+from sgr_kit.prepare import load_tasks
 from sgr_kit.types import Answer
 
 TASKS = ["nvd_001", "nvd_001-g", "census_001"]

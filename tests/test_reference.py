@@ -308,8 +308,8 @@ def test_unknown_name():
         reference.load("table9")
 
 
-def test_missing_file_says_install_from_a_checkout(tmp_path):
-    with pytest.raises(SgrKitError, match=r"table2_main.csv not found: .*installed from a checkout"):
+def test_missing_file_says_reinstall(tmp_path):
+    with pytest.raises(SgrKitError, match=r"table2_main.csv not found: .*ship with the package"):
         reference.load("table2", directory=tmp_path)
 
 

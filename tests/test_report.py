@@ -9,10 +9,11 @@ import pandas as pd
 import pytest
 
 from sgr_kit.errors import SgrKitError
-from sgr_kit.report import NOTEBOOKS, build_report, notebook_dir, notebook_parameters, run_notebook
+from sgr_kit.report import NOTEBOOKS, build_report, notebook_parameters, run_notebook
+from sgr_kit.resources import demo_dir, notebooks_dir
 
-ROOT = notebook_dir().parent
-DEMO = ROOT / "data" / "demo"
+DEMO = demo_dir()
+notebook_dir = notebooks_dir
 
 
 def test_notebooks_are_committed_clean_with_one_parameters_cell():
@@ -27,7 +28,7 @@ def test_notebooks_are_committed_clean_with_one_parameters_cell():
 
 
 def test_unknown_notebook_parameter_is_refused(tmp_path):
-    nb = notebook_dir() / "main_table.ipynb"
+    nb = notebook_dir() / "01_main_table.ipynb"
     assert "failure_policy" in notebook_parameters(nb)
     with pytest.raises(SgrKitError, match="unknown parameter\\(s\\) failure_polcy; its parameters cell defines"):
         run_notebook(nb, tmp_path / "out.ipynb", parameters={"failure_polcy": "zero"})
@@ -40,8 +41,8 @@ def test_report_on_the_demo(tmp_path):
                          out, progress=False)
     names = {p.name for p in paths}
     assert names == {"scores.csv", "cells.parquet", "paper-audit.csv", "summary.txt",
-                     "main_table.ipynb", "main_table.html"}
-    html = (out / "main_table.html").read_text(encoding="utf-8")
+                     "01_main_table.ipynb", "01_main_table.html"}
+    html = (out / "01_main_table.html").read_text(encoding="utf-8")
     assert "SYNTHETIC DATA" in html  # the demo is labeled wherever it is shown
     assert not re.findall(r"<script[^>]+src=", html)  # opens offline: no external scripts
     assert "Kimi K2.5: Overall Item-F1" in html and "47.39" in html  # the audit's inconsistent claim is shown

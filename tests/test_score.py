@@ -21,10 +21,8 @@ from hypothesis import strategies as st
 from conftest import build_task, table_text
 from sgr_kit.errors import SgrKitError
 from sgr_kit.rules import Rules, TaskRules
+from sgr_kit.schema import CELL_COLUMNS, SCORE_COLUMNS, STATUSES, VERDICTS
 from sgr_kit.score import (
-    CELL_COLUMNS,
-    SCORE_COLUMNS,
-    VERDICTS,
     PreparedTask,
     ScoredRuns,
     cells_frame,
@@ -32,8 +30,9 @@ from sgr_kit.score import (
     score_all,
     score_answer,
     score_runs,
+    score_with_cells,
 )
-from sgr_kit.types import STATUSES, Answer
+from sgr_kit.types import Answer
 
 PROFILES = ("strict", "paper")
 REFERENCE_3X3 = "id|name|value\n1|alpha|10\n2|beta|20\n3|gamma|30"
@@ -361,7 +360,7 @@ def test_score_runs_accepts_an_iterable_of_tasks_and_no_runs(two_tasks):
 
 def test_score_runs_with_cells(two_tasks):
     runs = [Answer("s", "t_001", 0, "a|1\nb|3|x")]
-    result = score_runs(two_tasks, runs, profile="strict", with_cells=True, progress=True)
+    result = score_with_cells(two_tasks, runs, profile="strict", progress=True)
     assert isinstance(result, ScoredRuns)
     cells = result.cells
     assert list(cells.columns) == list(CELL_COLUMNS)
@@ -452,7 +451,7 @@ def test_score_runs_is_deterministic(two_tasks, rng):
 # the real release-format tasks
 @pytest.fixture
 def release_tasks(release_dir):
-    from sgr_kit.load import load_tasks
+    from sgr_kit.prepare import load_tasks
 
     return load_tasks(release_dir / "constraint.jsonl", release_dir / "goal.jsonl")
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from sgr_kit.summary import SYNTHETIC_NOTE, format_summary, summary_table
+from sgr_kit.report.summary import format_summary, summary_table
+from sgr_kit.schema import SYNTHETIC_NOTE
 
 
 def _scores(system="GPT-5.5", synthetic=False):

@@ -4,7 +4,7 @@ Two profiles:
 
 ``"strict"``
     the benchmark's own deterministic scorer (:mod:`sgr_kit.canonicalize.strict`):
-    :func:`clean_cell` then the column's rule (:func:`apply_rule`).
+    :func:`sgr_kit.parse.cells.clean_cell` then the column's rule (:func:`apply_rule`).
 ``"paper"``
     the reviewer-style canonicalization of the paper's section 3.4
     (:mod:`sgr_kit.canonicalize.paper`), which looks at the reference's raw rows to
@@ -23,37 +23,19 @@ from decimal import Decimal
 from typing import Callable, Mapping, Sequence
 
 from ..errors import SgrKitError
+from ..schema import check_profile
 from ..types import Schema
-from .strict import INVALID, INVALID_UNIT, apply_rule, clean_cell, rule_function, strict_canonicalizers
+from .memo import memoized
+from .strict import INVALID, INVALID_UNIT, apply_rule, rule_function, strict_canonicalizers
 
 __all__ = [
-    "PROFILES",
-    "clean_cell",
     "apply_rule",
     "rule_function",
     "strict_canonicalizers",
     "column_canonicalizers",
-    "check_profile",
     "INVALID",
     "INVALID_UNIT",
 ]
-
-#: Scoring profiles, the default first.
-PROFILES: tuple[str, ...] = ("paper", "strict")
-
-
-def check_profile(profile: object) -> str:
-    """Return ``profile`` if it is a known scoring profile, else raise :class:`SgrKitError`.
-
-    Examples
-    --------
-    >>> check_profile("strict")
-    'strict'
-    """
-    if profile not in PROFILES:
-        raise SgrKitError(f"profile must be one of {', '.join(map(repr, PROFILES))}; found {profile!r}")
-    return profile  # type: ignore[return-value]
-
 
 def _paper_module():
     # The paper profile's module is optional: without it the strict rules apply.
@@ -109,33 +91,11 @@ def column_canonicalizers(
             )
         if not isinstance(value, (Decimal, int)) or isinstance(value, bool) or value < 0:
             raise SgrKitError(f"tolerance of column {column!r}: expected a Decimal >= 0, found {value!r}")
+    functions = None
     if profile == "paper":
         paper = _paper_module()
         if paper is not None:
-            return list(paper.paper_canonicalizers(schema, reference_rows=reference_rows))
-    return [_memoized(f) for f in strict_canonicalizers(schema)]
-
-
-#: Distinct raw cells remembered per column before the memo starts afresh.
-_MEMO_LIMIT = 50_000
-
-
-def _memoized(function: Callable[[str], str]) -> Callable[[str], str]:
-    """``function`` remembering its results per distinct raw cell.
-
-    Answers to one task repeat the same cells many times (every system that
-    gets a value right writes it the same way), so a task's canonicalizers see
-    few distinct cells; the memo is bounded so that memory stays flat.
-    """
-    memo: dict[str, str] = {}
-
-    def canonical(raw: str) -> str:
-        try:
-            return memo[raw]
-        except KeyError:
-            if len(memo) >= _MEMO_LIMIT:
-                memo.clear()
-            value = memo[raw] = function(raw)
-            return value
-
-    return canonical
+            functions = paper.paper_canonicalizers(schema, reference_rows=reference_rows)
+    if functions is None:
+        functions = strict_canonicalizers(schema)
+    return [memoized(f) for f in functions]

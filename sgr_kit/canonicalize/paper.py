@@ -72,7 +72,8 @@ from datetime import date, datetime
 from typing import Callable, Sequence
 
 from ..types import FieldRule, Schema
-from .strict import INVALID, INVALID_UNIT, clean_cell, rule_function
+from ..parse.cells import clean_cell
+from .strict import INVALID, INVALID_UNIT, rule_function
 
 __all__ = ["KINDS", "column_kinds", "paper_canonicalizers", "unify_text", "plain_number"]
 
@@ -123,7 +124,6 @@ _DATE_DMY = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?[\s-]+([a-z]+)\.?,?[\s-]+(\d{4
 _TIMESTAMP = re.compile(
     r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})[t ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?\s*(z|utc|gmt|[+-]\d{2}:?\d{2})?"
 )
-_CACHE_LIMIT = 100_000
 
 
 def unify_text(cleaned: str) -> str:
@@ -363,23 +363,8 @@ def paper_canonicalizers(
         percent = any(
             clean_cell(row[j]).rstrip(".; ").endswith("%") for row in reference_rows if j < len(row)
         )
-        functions.append(_cached(_column_function(rule, kind, percent=percent)))
+        functions.append(_column_function(rule, kind, percent=percent))
     return functions
-
-
-def _cached(function: Callable[[str], str]) -> Callable[[str], str]:
-    cache: dict[str, str] = {}
-
-    def canonical(raw: str) -> str:
-        try:
-            return cache[raw]
-        except KeyError:
-            if len(cache) >= _CACHE_LIMIT:
-                cache.clear()
-            value = cache[raw] = function(raw)
-            return value
-
-    return canonical
 
 
 def _column_function(rule: FieldRule, kind: str, *, percent: bool) -> Callable[[str], str]:

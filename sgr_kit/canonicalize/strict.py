@@ -20,7 +20,6 @@ marker ``"INVALID:"``, so two empty numeric cells would match there).
 from __future__ import annotations
 
 import re
-import unicodedata
 from decimal import (
     ROUND_HALF_EVEN,
     Context,
@@ -34,9 +33,11 @@ from fractions import Fraction
 from typing import Callable, Mapping
 
 from ..errors import SgrKitError
-from ..types import FIELD_TYPES, FieldRule, Schema
+from ..parse.cells import clean_cell
+from ..schema import FIELD_TYPES
+from ..types import FieldRule, Schema
 
-__all__ = ["clean_cell", "apply_rule", "rule_function", "strict_canonicalizers", "INVALID", "INVALID_UNIT"]
+__all__ = ["apply_rule", "rule_function", "strict_canonicalizers", "INVALID", "INVALID_UNIT"]
 
 #: Prefix of the canonical form of a cell that is not a valid number.
 INVALID = "INVALID:"
@@ -56,44 +57,9 @@ DECIMAL_CONTEXT = Context(
     traps=[InvalidOperation, DivisionByZero, Overflow],
 )
 
-_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _NUMBER_UNIT = re.compile(r"([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*(.*)")
 _ID_SEPARATORS = re.compile(r"[;,\s]+")
 _ID_STRIP = "\"'[]"
-_EDGE = "`* "
-
-
-def clean_cell(raw: str) -> str:
-    """Clean one cell exactly as the reference scorer does.
-
-    Unicode NFKC; trim; Markdown link ``[text](url)`` -> ``text``; leading and
-    trailing backticks, asterisks and spaces removed; runs of whitespace -> one
-    space; trim.
-
-    Parameters
-    ----------
-    raw : str
-        A cell as split from the answer text.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> clean_cell("  **[GSE1234](https://example.org/x)**  ")
-    'GSE1234'
-    >>> clean_cell("`a \\t  b`")
-    'a b'
-    >>> clean_cell("\\uff21\\uff22")  # full-width letters, NFKC
-    'AB'
-    """
-    s = unicodedata.normalize("NFKC", raw).strip()
-    if "[" in s:
-        s = _LINK.sub(r"\1", s)
-    # str.split() splits on exactly the characters of the regex class \s (Unicode
-    # whitespace), so this equals re.sub(r"\s+", " ", ...).strip()
-    return " ".join(s.strip(_EDGE).split())
 
 
 def _decimal(value: object, what: str) -> Decimal:

@@ -24,7 +24,6 @@ import io
 import json
 import os
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
 from random import Random
 
@@ -34,19 +33,21 @@ import pandas as pd
 from sgr_kit.demo.audit import CORRECT, slot_counts, solve_labels
 from sgr_kit.demo.check import TOLERANCES, calibration_report
 from sgr_kit.demo.simulate import Group, candidate_pool, cell_options, score_pool, select
-from sgr_kit.demo.targets import Targets
+from sgr_kit.demo.targets import Targets, paper_targets
 from sgr_kit.demo.tasks import DemoProblem, make_problems, task_records
 from sgr_kit.errors import SgrKitError
+from sgr_kit.output import write_bytes
+from sgr_kit.prepare.tasks import field_rule
+from sgr_kit.schema import METRICS
 from sgr_kit.taxonomy import cardinality_bin, classify_domain
-from sgr_kit.types import Answer, FieldRule, Schema, Task
+from sgr_kit.types import Answer, Schema, Task
 
-__all__ = ["DEFAULT_SEED", "N_REPEAT_TASKS", "Demo", "build_demo", "write_demo", "demo_files"]
+__all__ = ["DEFAULT_SEED", "N_REPEAT_TASKS", "Demo", "as_task", "build_demo", "write_demo", "demo_files"]
 
 DEFAULT_SEED = 20250501
 #: Tasks on which every system also has a second run (repeat 1).
 N_REPEAT_TASKS = 10
 _AIM = 0.5  # the optimiser's loss scale, as a share of each tolerance
-_METRICS = ("item_f1", "row_f1", "poa")
 
 
 @dataclass(frozen=True)
@@ -78,15 +79,11 @@ class Demo:
     calibration: pd.DataFrame
 
 
-def _as_task(rec: dict) -> Task:
+def as_task(rec: dict) -> Task:
     """A :class:`Task` from one generated record (the demo's own, exact, reading)."""
     rub = rec["rubric"]
-    fields = {}
-    for name, spec in rub["fields"].items():
-        units = {u: (Fraction(c.get("offset", 0)), Fraction(c.get("scale_num", 1)), Fraction(c.get("scale_den", 1)))
-                 for u, c in spec.get("units", {}).items()}
-        fields[name] = FieldRule(type=spec["type"], aliases=dict(spec.get("aliases", {})),
-                                 uppercase=bool(spec.get("uppercase", False)), units=units)
+    fields = {name: field_rule(spec, loc=f"demo task {rec['task_id']}: field {name!r}")
+              for name, spec in rub["fields"].items()}
     schema = Schema(columns=tuple(rub["columns"]), row_key=tuple(rub["row_key"]), fields=fields)
     eco, fam = classify_domain(rec["domain"])
     n = rec["oracle_output_cardinality"]
@@ -96,12 +93,6 @@ def _as_task(rec: dict) -> Task:
         gold_rows=n, bin=cardinality_bin(n), instruction=rec["instruction"], output_format=rec["output_format"],
         metadata=rec["metadata"], rubric=rub, source=rec["task_id"],
     )
-
-
-def _targets() -> Targets:
-    from sgr_kit.demo.targets import paper_targets
-
-    return paper_targets()
 
 
 def _audit_slots(tasks: list[Task], targets: Targets, rng: Random) -> list[Task]:
@@ -129,11 +120,11 @@ def build_demo(*, seed: int = DEFAULT_SEED) -> Demo:
     """
     from sgr_kit.score import prepare_task, score_runs
 
-    targets = _targets()
+    targets = paper_targets()
     problems: list[DemoProblem] = make_problems(seed=seed)
     constraint, goal = task_records(problems, seed=seed)
     records = [r for pair in zip(constraint, goal) for r in pair]
-    tasks = [_as_task(r) for r in records]
+    tasks = [as_task(r) for r in records]
     by_base = {p.base_id: p for p in problems}
     pools = [candidate_pool(by_base[t.base_id], t.task_id, seed=seed) for t in tasks]
     scores = [score_pool(prepare_task(t, profile="paper"), pool) for t, pool in zip(tasks, pools)]
@@ -179,17 +170,17 @@ def _groups(cells: list, tasks: list[Task], targets: Targets) -> list[Group]:
     tol = {k: v / 100 * _AIM for k, v in TOLERANCES.items()}
     for (system, variant, metric), value in sorted(targets.table2.items()):
         members = tuple(i for i, (s, ti, _) in enumerate(cells) if s == system and tasks[ti].variant == variant)
-        groups.append(Group(f"table2 {system} {variant} {metric}", _METRICS.index(metric), value / 100,
+        groups.append(Group(f"table2 {system} {variant} {metric}", METRICS.index(metric), value / 100,
                             tol[f"table2_{metric}"], members))
     for fam, value in sorted(targets.family.items()):
         members = tuple(i for i, (_, ti, _) in enumerate(cells) if tasks[ti].family == fam)
         groups.append(Group(f"family {fam} item_f1", 0, value / 100, tol["family"], members))
     for (b, metric), value in sorted(targets.bins.items()):
         members = tuple(i for i, (_, ti, _) in enumerate(cells) if tasks[ti].bin == b)
-        groups.append(Group(f"bin {b} {metric}", _METRICS.index(metric), value / 100, tol["bin"], members))
+        groups.append(Group(f"bin {b} {metric}", METRICS.index(metric), value / 100, tol["bin"], members))
     for (label, metric), value in sorted(targets.table6.items()):
         members = tuple(i for i, (_, _, lab) in enumerate(cells) if lab == label)
-        groups.append(Group(f"table6 {label} {metric}", _METRICS.index(metric), value / 100, tol["table6"],
+        groups.append(Group(f"table6 {label} {metric}", METRICS.index(metric), value / 100, tol["table6"],
                             members))
     return groups
 
@@ -257,6 +248,6 @@ def write_demo(out_dir: str | os.PathLike, *, seed: int = DEFAULT_SEED, force: b
         p = out / name
         data = text.encode("utf-8")
         if not (p.exists() and p.read_bytes() == data):
-            p.write_bytes(data)
+            write_bytes(data, p, force=True)
         paths.append(p)
     return paths

@@ -19,10 +19,10 @@ from pathlib import Path
 import pandas as pd
 
 from sgr_kit.aggregate import task_means
+from sgr_kit.schema import METRICS
 
 __all__ = ["calibration_report", "check_folder", "summary"]
 
-_METRICS = ("item_f1", "row_f1", "poa")
 #: Tolerance per target group, percent points (0 = exact count).
 TOLERANCES = {"table2_item_f1": 3.0, "table2_row_f1": 3.0, "table2_poa": 6.0, "family": 5.0,
               "bin": 5.0, "table6": 5.0, "table4": 0.0, "table5": 0.0}
@@ -53,12 +53,12 @@ def calibration_report(scores: pd.DataFrame, audit: pd.DataFrame, *, targets=Non
         metrics in percent points, audit groups (``table4``, ``table5``) in counts.
     """
     if targets is None:
-        from sgr_kit.demo import _targets
+        from sgr_kit.demo.targets import paper_targets
 
-        targets = _targets()
+        targets = paper_targets()
     cells = task_means(scores, failure_policy="zero")
     rows = []
-    t2 = cells.groupby(["system", "variant"])[list(_METRICS)].mean() * 100
+    t2 = cells.groupby(["system", "variant"])[list(METRICS)].mean() * 100
     for (system, variant, metric), value in sorted(targets.table2.items()):
         rows.append(_row(f"table2_{metric}", f"{system} {variant} {metric}", value,
                          float(t2.loc[(system, variant), metric])))
@@ -88,12 +88,13 @@ def check_folder(folder: str | Path, *, targets=None) -> pd.DataFrame:
 
     Examples
     --------
-    >>> import sgr_kit
-    >>> report = check_folder(Path(sgr_kit.__file__).parents[1] / "data" / "demo")
+    >>> from sgr_kit.resources import demo_dir
+    >>> report = check_folder(demo_dir())
     >>> bool(report["within"].all()), sorted(report["group"].unique())[:3]
     (True, ['bin', 'family', 'table2_item_f1'])
     """
-    from sgr_kit.load import load_runs, load_tasks
+    from sgr_kit.load import load_runs
+    from sgr_kit.prepare import load_tasks
     from sgr_kit.score import score_runs
 
     folder = Path(folder)

@@ -1,29 +1,19 @@
-"""Load SGR-Bench tasks (release files, folders, parquet, the Hub) and systems' answers.
+"""Read files into records: the bottom of the pipeline (no parsing, scoring or canonicalizing).
 
-- :func:`load_tasks` -> :class:`TaskSet` (tasks with schema, taxonomy, cardinality and pairing);
-- :func:`validate` -> :class:`ValidationReport` (every problem in task files, for ``sgr-kit validate``);
-- :func:`load_runs` -> :class:`RunSet` (a list of :class:`~sgr_kit.types.Answer`);
-- :func:`load_scores` -> the DataFrame written by ``sgr-kit score``.
+- :mod:`.release`: task records from release JSONL files, folders, parquet files or a Hugging
+  Face dataset id (:func:`read_sources` -> :class:`Record` objects and :class:`Finding` objects);
+- :mod:`.runs`: systems' answers (:func:`load_runs` -> :class:`RunSet` of
+  :class:`~sgr_kit.types.Answer`);
+- :mod:`.scores`: a scores table written by ``sgr-kit score`` (:func:`load_scores`).
+
+Turning task records into scoreable tasks (schemas, references, pairing) is the next step,
+:mod:`sgr_kit.prepare`.
 """
 
 from __future__ import annotations
 
-from .pairing import PairingDecision, ValidationReport, validate
-from .release import DATASET_ID, Finding
+from .release import DATASET_ID, Finding, Record, read_sources
 from .runs import RunSet, load_runs
-from .scores import SCORE_COLUMNS, load_scores
-from .tasks import TaskSet, load_tasks
+from .scores import load_scores
 
-__all__ = [
-    "DATASET_ID",
-    "Finding",
-    "PairingDecision",
-    "RunSet",
-    "TaskSet",
-    "ValidationReport",
-    "load_runs",
-    "load_scores",
-    "SCORE_COLUMNS",
-    "load_tasks",
-    "validate",
-]
+__all__ = ["DATASET_ID", "Finding", "Record", "RunSet", "load_runs", "load_scores", "read_sources"]

@@ -8,11 +8,9 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import SgrKitError
+from ..schema import REQUIRED_SCORE_COLUMNS
 
-__all__ = ["SCORE_COLUMNS", "load_scores"]
-
-#: Columns every scores table has (``sgr_kit.score.score_runs``).
-SCORE_COLUMNS = ("system", "task_id", "variant", "repeat", "status", "item_f1", "row_f1", "poa")
+__all__ = ["load_scores"]
 
 
 def load_scores(path: str | os.PathLike) -> pd.DataFrame:
@@ -45,7 +43,7 @@ def load_scores(path: str | os.PathLike) -> pd.DataFrame:
         frame["reason"] = frame["reason"].fillna("") if "reason" in frame else ""
     else:
         raise SgrKitError(f"scores file {p}: expected a .csv or .parquet file, got {suffix or 'no suffix'!r}")
-    missing = [c for c in SCORE_COLUMNS if c not in frame.columns]
+    missing = [c for c in REQUIRED_SCORE_COLUMNS if c not in frame.columns]
     if missing:
         raise SgrKitError(
             f"scores file {p}: missing column(s) {', '.join(missing)}; expected a table written by `sgr-kit score`"

@@ -12,8 +12,8 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from ..canonicalize import check_profile
 from ..errors import SgrKitError
+from ..schema import check_profile
 from ..types import ParsedTable, Schema
 from .strict import parse_strict
 

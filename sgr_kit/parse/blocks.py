@@ -22,9 +22,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from ..canonicalize.strict import clean_cell
 from ..types import Schema
-from .strict import RECORD_SEPARATORS, _is_alignment, _split_pipe
+from .cells import RECORD_SEPARATORS, clean_cell, is_alignment, split_pipe
 
 __all__ = [
     "Block", "normalize_name", "header_match", "is_header", "is_none", "line_blocks", "html_blocks", "json_blocks",
@@ -307,12 +306,12 @@ def _records(body: str, separator: str, width: int) -> tuple[list[list[str]], st
     """Split a pipe line of one or more records; returns rows and an issue ("" if none)."""
     body = body.rstrip(separator + " ")
     if separator not in body:
-        return [_split_pipe(body)], ""
+        return [split_pipe(body)], ""
     pieces = [p.strip() for p in body.split(separator)]
-    split = [_split_pipe(p) for p in pieces if p]
+    split = [split_pipe(p) for p in pieces if p]
     if all(len(cells) == width for cells in split):
         return split, ""
-    cells = _split_pipe(body)
+    cells = split_pipe(body)
     n = len(cells)
     if width >= 2 and n > width and (n - 1) % (width - 1) == 0:
         rows, current = [], [cells[0]]
@@ -391,7 +390,7 @@ class _Cutter:
                     self.blocks.append(new)
                     self.current = new
                     return
-            if _is_alignment(cells):
+            if is_alignment(cells):
                 return
         self.add(cells, number)
 
@@ -458,7 +457,7 @@ def line_blocks(
                 if len(rows) > 1:
                     block.kind = "records"
             else:
-                rows = [_split_pipe(body)]
+                rows = [split_pipe(body)]
             for cells in rows:
                 cutter.add_pipe(cells, number)
         elif kind == "tsv":

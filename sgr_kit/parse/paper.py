@@ -69,9 +69,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..canonicalize.strict import clean_cell
 from ..errors import SgrKitError
 from ..types import ParsedTable, Schema
+from .cells import clean_cell
 from .blocks import (
     Block,
     header_match,

@@ -24,33 +24,13 @@ from __future__ import annotations
 import csv
 import re
 
-from ..canonicalize.strict import clean_cell
 from ..errors import SgrKitError
 from ..types import ParsedTable, Schema
+from .cells import RECORD_SEPARATORS, clean_cell, is_alignment, split_pipe
 
-__all__ = ["parse_strict", "RECORD_SEPARATORS"]
+__all__ = ["parse_strict"]
 
-#: Record separators a rubric may declare (besides the newline).
-RECORD_SEPARATORS = (",", ";")
-
-_PIPE_SPLIT = re.compile(r"(?<!\\)\|")
-_ALIGNMENT = re.compile(r":?-{3,}:?")
 _PROSE_SHOWN = 60
-
-
-def _split_pipe(line: str) -> list[str]:
-    body = line.strip()
-    if body.startswith("|"):
-        body = body[1:]
-    if body.endswith("|"):
-        body = body[:-1]
-    if "\\|" not in body:  # no escaped pipe: every pipe separates
-        return [cell.strip() for cell in body.split("|")]
-    return [cell.strip().replace("\\|", "|") for cell in _PIPE_SPLIT.split(body)]
-
-
-def _is_alignment(cells: list[str]) -> bool:
-    return all(_ALIGNMENT.fullmatch(cell.strip()) for cell in cells)
 
 
 def parse_strict(text: str, schema: Schema) -> ParsedTable:
@@ -112,7 +92,7 @@ def parse_strict(text: str, schema: Schema) -> ParsedTable:
         if not body or body.startswith("```"):
             continue
         if "|" in line:
-            cells = _split_pipe(line)
+            cells = split_pipe(line)
         elif "\t" in line:
             cells = line.split("\t")
         elif "," in line:
@@ -126,7 +106,7 @@ def parse_strict(text: str, schema: Schema) -> ParsedTable:
             issues.append(f"line {number}: ignored_line {line[:_PROSE_SHOWN]!r}")
             prose += 1
             continue
-        if _is_alignment(cells):
+        if is_alignment(cells):
             continue
         if len(cells) == width and all(clean_cell(c).casefold() == n for c, n in zip(cells, names)):
             if header is None:

@@ -39,9 +39,9 @@ from typing import Mapping
 import pandas as pd
 
 from ..errors import SgrKitError
+from ..schema import AUDIT_COLUMNS, AUDIT_VERDICTS, METRIC_LABELS
 from . import tables as T
 from .numbers import (
-    VERDICTS,
     ZERO,
     Estimate,
     Printed,
@@ -58,14 +58,9 @@ from .numbers import (
     share,
 )
 
-__all__ = ["COLUMNS", "VERDICTS", "half_unit", "rounding_tolerance", "audit", "audit_summary"]
+__all__ = ["half_unit", "rounding_tolerance", "audit", "audit_summary"]
 
-#: Columns of :func:`audit`.
-COLUMNS = ("id", "claim", "location", "published", "recomputed", "difference", "tolerance", "verdict", "kind",
-           "inputs")
-
-
-_M = {"item_f1": "Item-F1", "row_f1": "Row-F1", "poa": "P.O.A."}
+_M = METRIC_LABELS
 
 
 def _table_claims(p: PublishedNumbers) -> list[dict]:
@@ -500,7 +495,7 @@ def audit(tables: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        One row per claim with columns :data:`COLUMNS`: ``id``, ``claim`` (what
+        One row per claim with columns :data:`sgr_kit.schema.AUDIT_COLUMNS`: ``id``, ``claim`` (what
         is asserted), ``location`` (where it is printed, with the sentence for
         text numbers), ``published``, ``recomputed``, ``difference``,
         ``tolerance`` (all in the published unit), ``verdict`` (``consistent`` when
@@ -529,7 +524,7 @@ def audit(tables: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     except KeyError as err:
         raise SgrKitError(f"audit: the reference tables lack the published number {err.args[0]!r}; expected "
                           "tables with the rows of data/reference") from None
-    out = pd.DataFrame(rows, columns=list(COLUMNS))
+    out = pd.DataFrame(rows, columns=list(AUDIT_COLUMNS))
     for column in ("published", "recomputed", "difference", "tolerance"):
         out[column] = out[column].map(float)
     return out
@@ -558,7 +553,7 @@ def audit_summary(frame: pd.DataFrame | None = None) -> pd.DataFrame:
     place = frame["location"].str.split(r"[,:]", n=1, regex=True).str[0].str.strip()
 
     def counts(location: str, part: pd.DataFrame) -> dict:
-        return {"location": location, "claims": len(part), **{v: int((part["verdict"] == v).sum()) for v in VERDICTS}}
+        return {"location": location, "claims": len(part), **{v: int((part["verdict"] == v).sum()) for v in AUDIT_VERDICTS}}
 
     rows = [counts(location, part) for location, part in frame.groupby(place, sort=False)]
-    return pd.DataFrame(rows + [counts("all", frame)], columns=["location", "claims", *VERDICTS])
+    return pd.DataFrame(rows + [counts("all", frame)], columns=["location", "claims", *AUDIT_VERDICTS])

@@ -15,10 +15,11 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
-__all__ = ["VERDICTS", "ZERO", "half_unit", "rounding_tolerance", "Estimate", "Printed", "printed", "exact",
+from ..schema import AUDIT_VERDICTS
+
+__all__ = ["ZERO", "half_unit", "rounding_tolerance", "Estimate", "Printed", "printed", "exact",
            "mean", "share", "listing", "PublishedNumbers", "claim_row", "rank_of", "inversions", "clip"]
 
-VERDICTS = ("consistent", "inconsistent")
 ZERO = Fraction(0)
 
 
@@ -168,7 +169,7 @@ def claim_row(cid: str, claim: str, location: str, kind: str, published: Printed
     diff = {"equal": raw, "above": max(raw, ZERO), "below": min(raw, ZERO)}[side]
     return {
         "id": cid, "claim": claim, "location": location, "published": published.value, "recomputed": est.value,
-        "difference": diff, "tolerance": tol, "verdict": VERDICTS[abs(diff) > tol], "kind": kind, "inputs": inputs,
+        "difference": diff, "tolerance": tol, "verdict": AUDIT_VERDICTS[abs(diff) > tol], "kind": kind, "inputs": inputs,
     }
 
 

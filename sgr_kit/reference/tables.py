@@ -19,6 +19,8 @@ from typing import Mapping
 import pandas as pd
 
 from ..errors import SgrKitError, where
+from ..resources import reference_dir
+from ..schema import METRICS
 from ..taxonomy import BINS, FAMILIES
 
 __all__ = [
@@ -29,7 +31,6 @@ __all__ = [
     "ERROR_TYPES",
     "ERROR_LABELS",
     "FAMILY_LABELS",
-    "METRICS",
     "NAMES",
     "data_dir",
     "load",
@@ -101,7 +102,6 @@ FAMILY_LABELS: Mapping[str, str] = {
     "Regulatory": "regulatory resources",
 }
 
-METRICS: tuple[str, ...] = ("item_f1", "row_f1", "poa")
 _VARIANTS = ("constraint", "goal", "overall")
 _GROUPS = {**{s: "cli" for s in CLI_SYSTEMS}, **{s: "commercial" for s in COMMERCIAL_SYSTEMS}}
 _TEXT_UNITS = ("percent", "points", "rank", "count", "seconds")
@@ -192,20 +192,20 @@ _PAIRS = {
 
 
 def data_dir() -> Path:
-    """The folder holding the reference CSV files.
+    """The folder holding the reference CSV files (shipped with the package).
 
     Returns
     -------
     Path
-        ``data/reference`` at the repository root, found relative to this package
-        (so the package must be installed from a checkout).
+        ``data/reference`` of the source tree, installed as the package data
+        ``sgr_kit.data.reference`` (:func:`sgr_kit.resources.reference_dir`).
 
     Examples
     --------
-    >>> data_dir().parts[-2:]
-    ('data', 'reference')
+    >>> data_dir().name
+    'reference'
     """
-    return Path(__file__).resolve().parents[2] / "data" / "reference"
+    return reference_dir()
 
 
 def _printed_decimals(text: str) -> int:
@@ -264,8 +264,8 @@ def load(name: str, *, directory: str | Path | None = None) -> pd.DataFrame:
     path = path / spec.file
     if not path.is_file():
         raise SgrKitError(
-            f"reference data file {path} not found: sgr_kit.reference reads data/reference/ at the "
-            "repository root, so the package must be installed from a checkout (pip install -e .)"
+            f"reference data file {path} not found: the paper's tables ship with the package "
+            "(sgr_kit.data.reference); reinstall sgr-kit"
         )
     raw = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
     if tuple(raw.columns) != spec.columns:

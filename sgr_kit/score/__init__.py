@@ -7,22 +7,18 @@ user tolerance is applied.
 
 from __future__ import annotations
 
-from .answer import VERDICTS, CellRecord, PreparedTask, ScoreResult, prepare_task, score_answer
+from .answer import CellRecord, PreparedTask, ScoreResult, prepare_task, score_answer
 from .runs import (
-    CELL_COLUMNS,
-    SCORE_COLUMNS,
     ScoredAnswer,
     ScoredRuns,
     cells_frame,
     score_all,
     score_runs,
+    score_with_cells,
     scores_frame,
 )
 
 __all__ = [
-    "VERDICTS",
-    "SCORE_COLUMNS",
-    "CELL_COLUMNS",
     "CellRecord",
     "ScoreResult",
     "PreparedTask",
@@ -34,4 +30,5 @@ __all__ = [
     "scores_frame",
     "cells_frame",
     "score_runs",
+    "score_with_cells",
 ]

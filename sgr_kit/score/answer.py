@@ -33,9 +33,10 @@ from typing import TYPE_CHECKING, Callable, Hashable, Mapping, NamedTuple, Seque
 
 
 from ..align import CREDIT, DUPLICATE, align_rows, reference_index
-from ..canonicalize import check_profile, column_canonicalizers
+from ..canonicalize import column_canonicalizers
 from ..canonicalize.strict import DECIMAL_CONTEXT
 from ..errors import SgrKitError
+from ..schema import VERDICTS, check_profile
 from ..metrics import item_f1, ordered_pairs, poa, row_f1
 from ..parse import parse_answer
 from ..types import Answer, ParsedTable, Schema, Task
@@ -43,10 +44,9 @@ from ..types import Answer, ParsedTable, Schema, Task
 if TYPE_CHECKING:  # pragma: no cover
     from ..rules import Rules
 
-__all__ = ["VERDICTS", "CellRecord", "ScoreResult", "PreparedTask", "prepare_task", "score_answer"]
+__all__ = ["CellRecord", "ScoreResult", "PreparedTask", "prepare_task", "score_answer"]
 
 #: Verdict of a cell record.
-VERDICTS = ("match", "wrong", "missing", "extra_row", "duplicate_row", "omitted_row", "extra_cell")
 _NAN = math.nan
 _new = tuple.__new__
 

@@ -1,8 +1,8 @@
 """Score many systems' answers into tidy tables.
 
 :func:`score_runs` scores every (system, task, repeat) into one table, with a
-``missing`` row for every task a system did not answer, and optionally every
-cell's record (:func:`cells_frame`). Each task is prepared once
+``missing`` row for every task a system did not answer; :func:`score_with_cells`
+also returns every cell's record (:func:`cells_frame`). Each task is prepared once
 (:func:`sgr_kit.score.answer.prepare_task`).
 """
 
@@ -14,16 +14,16 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, NamedTuple
 import pandas as pd
 import pyarrow as pa
 
-from ..canonicalize import check_profile
 from ..errors import SgrKitError
+from ..schema import CELL_COLUMNS, SCORE_COLUMNS, check_profile
 from ..types import Answer, Task
 from .answer import CellRecord, PreparedTask, ScoreResult, answer_label, missing_result, prepare_task, score_answer
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..rules import Rules
 
-__all__ = ["SCORE_COLUMNS", "CELL_COLUMNS", "ScoredAnswer", "ScoredRuns", "score_all", "scores_frame",
-           "cells_frame", "score_runs"]
+__all__ = ["ScoredAnswer", "ScoredRuns", "score_all", "scores_frame",
+           "cells_frame", "score_runs", "score_with_cells"]
 
 
 class ScoredAnswer(NamedTuple):
@@ -36,29 +36,10 @@ class ScoredAnswer(NamedTuple):
 
 
 class ScoredRuns(NamedTuple):
-    """:func:`score_runs` with ``with_cells=True``: the scores table and the cells table."""
+    """What :func:`score_with_cells` returns: the scores table and the cells table."""
 
     scores: pd.DataFrame
     cells: pd.DataFrame
-
-
-#: Text columns use pandas' default string dtype ("str" from pandas 3, object before).
-_TEXT = "str" if int(pd.__version__.split(".")[0]) >= 3 else "object"
-
-#: Columns of the scores table and their dtypes.
-SCORE_COLUMNS: dict[str, str] = {
-    "system": _TEXT, "task_id": _TEXT, "base_id": _TEXT, "variant": _TEXT, "domain": _TEXT,
-    "ecosystem": _TEXT, "family": _TEXT, "gold_rows": "int64", "bin": _TEXT, "repeat": "int64",
-    "status": _TEXT, "item_f1": "float64", "row_f1": "float64", "poa": "float64",
-    "correct_fields": "int64", "gold_fields": "int64", "pred_fields": "int64", "correct_rows": "int64",
-    "pred_rows": "int64", "shared_keys": "int64", "correct_pairs": "int64", "pairs": "int64",
-    "reason": _TEXT, "synthetic": "bool",
-}  # fmt: skip
-#: Columns of the cells table and their dtypes (absent values are missing: NaN / <NA>).
-CELL_COLUMNS: dict[str, str] = {
-    "system": _TEXT, "task_id": _TEXT, "repeat": "int64", "pred_row": "Int64", "gold_row": "Int64",
-    "column": _TEXT, "raw": _TEXT, "canonical": _TEXT, "reference": _TEXT, "verdict": _TEXT,
-}  # fmt: skip
 
 
 def _series(values: list, dtype: str) -> pd.Series:
@@ -278,6 +259,16 @@ def cells_frame(scored: Iterable[ScoredAnswer]) -> pd.DataFrame:
     return table.frame()
 
 
+def _score_tables(tasks, runs, *, profile: str, rules: Rules | None, progress: bool, with_cells: bool):
+    rows: list[tuple] = []
+    cells = _CellColumns() if with_cells else None
+    for s in _iter_scored(tasks, runs, profile=profile, rules=rules, progress=progress):
+        rows.append(_score_row(s))
+        if cells is not None:
+            cells.add(s)
+    return _rows_frame(rows), (cells.frame() if cells is not None else None)
+
+
 def score_runs(
     tasks: Mapping[str, Task] | Iterable[Task],
     runs: Iterable[Answer],
@@ -285,12 +276,11 @@ def score_runs(
     profile: str = "paper",
     rules: Rules | None = None,
     progress: bool = False,
-    with_cells: bool = False,
-) -> pd.DataFrame | ScoredRuns:
+) -> pd.DataFrame:
     """Score every system's answers into one tidy table.
 
     Answers are scored one at a time and only their table rows are kept, so
-    memory grows with the tables, not with the scored results.
+    memory grows with the table, not with the scored results.
 
     Parameters
     ----------
@@ -300,16 +290,14 @@ def score_runs(
     rules : Rules, optional
     progress : bool, default False
         Show a progress bar.
-    with_cells : bool, default False
-        Also return the per-cell records.
 
     Returns
     -------
-    DataFrame or ScoredRuns
-        The scores table (:func:`scores_frame`): one row per (system, task_id,
+    DataFrame
+        The scores table (:func:`scores_frame`, columns
+        :data:`sgr_kit.schema.SCORE_COLUMNS`): one row per (system, task_id,
         repeat), with a ``missing`` row (repeat 0) for every task a system did
-        not answer. With ``with_cells=True``, ``ScoredRuns(scores, cells)``
-        (:func:`cells_frame`).
+        not answer. :func:`score_with_cells` also returns the per-cell records.
 
     Raises
     ------
@@ -326,11 +314,37 @@ def score_runs(
       system  status  item_f1  row_f1  poa
     0    sys  parsed     0.75     0.5  1.0
     """
-    rows: list[tuple] = []
-    cells = _CellColumns() if with_cells else None
-    for s in _iter_scored(tasks, runs, profile=profile, rules=rules, progress=progress):
-        rows.append(_score_row(s))
-        if cells is not None:
-            cells.add(s)
-    scores = _rows_frame(rows)
-    return ScoredRuns(scores, cells.frame()) if cells is not None else scores
+    return _score_tables(tasks, runs, profile=profile, rules=rules, progress=progress, with_cells=False)[0]
+
+
+def score_with_cells(
+    tasks: Mapping[str, Task] | Iterable[Task],
+    runs: Iterable[Answer],
+    *,
+    profile: str = "paper",
+    rules: Rules | None = None,
+    progress: bool = False,
+) -> ScoredRuns:
+    """Score every system's answers into the scores table and the per-cell records.
+
+    Parameters
+    ----------
+    As :func:`score_runs`.
+
+    Returns
+    -------
+    ScoredRuns
+        ``(scores, cells)``: the table of :func:`score_runs` and the cells table
+        (:func:`cells_frame`, columns :data:`sgr_kit.schema.CELL_COLUMNS`).
+
+    Examples
+    --------
+    >>> from sgr_kit.types import Answer, Schema, Task
+    >>> task = Task("t_001", "t_001", "constraint", "NVD", "NVD", "vulnerability databases",
+    ...             Schema(("id", "v"), ("id",)), "a|1\\nb|2", 2, "1-2")
+    >>> scores, cells = score_with_cells([task], [Answer("sys", "t_001", 0, "a|1\\nb|3")], profile="strict")
+    >>> cells["verdict"].tolist()
+    ['match', 'match', 'match', 'wrong']
+    """
+    scores, cells = _score_tables(tasks, runs, profile=profile, rules=rules, progress=progress, with_cells=True)
+    return ScoredRuns(scores, cells)

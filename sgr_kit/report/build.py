@@ -16,22 +16,17 @@ and every parameter passed must exist in the notebook's ``parameters`` cell.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .errors import SgrKitError
+from ..errors import SgrKitError
+from ..output import write_table, write_text
+from ..resources import demo_paths, notebooks_dir, templates_dir
 
-__all__ = ["NOTEBOOKS", "notebook_dir", "notebook_parameters", "run_notebook", "export_html", "score_sources",
-           "build_report"]
+__all__ = ["NOTEBOOKS", "notebook_parameters", "run_notebook", "export_html", "build_report"]
 
 #: The report's notebooks, in the order they run.
-NOTEBOOKS: tuple[str, ...] = ("main_table",)
-
-
-def notebook_dir() -> Path:
-    """The checkout's ``notebooks/`` folder."""
-    return Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS: tuple[str, ...] = ("01_main_table",)
 
 
 def notebook_parameters(notebook: str | os.PathLike) -> dict[str, Any]:
@@ -102,102 +97,63 @@ def export_html(executed: str | os.PathLike, html: str | os.PathLike) -> Path:
     from nbconvert import HTMLExporter
 
     exporter = HTMLExporter(
-        template_name="sgr_offline", extra_template_basedirs=[str(Path(__file__).parent / "templates")]
+        template_name="sgr_offline", extra_template_basedirs=[str(templates_dir())]
     )
     exporter.exclude_input = True
     exporter.exclude_input_prompt = True
     exporter.exclude_output_prompt = True
     body, _ = exporter.from_notebook_node(nbformat.read(str(executed), as_version=4))
-    return _atomic_text(Path(html), body)
-
-
-def _atomic_text(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
-    return path
-
-
-def score_sources(
-    tasks: Sequence[str],
-    runs: Sequence[str],
-    *,
-    profile: str = "paper",
-    rules: str | None = None,
-    pairing: str | None = None,
-    strict_pairing: bool = False,
-    progress: bool = True,
-    with_cells: bool = True,
-):
-    """Load task and run files and score them (with per-cell records unless ``with_cells=False``).
-
-    The one path from files to scores, shared by ``sgr-kit score`` and
-    :func:`build_report`. Loader notes and the rules applied are printed to
-    stderr; a rules entry that matches no loaded task is a warning.
-
-    Returns
-    -------
-    ScoredRuns or DataFrame
-        As :func:`sgr_kit.score.score_runs`: ``(scores, cells)``, or the scores alone
-        with ``with_cells=False``.
-    """
-    import sys
-    import warnings
-
-    from .load import load_runs, load_tasks
-    from .rules import load_rules
-    from .score import score_runs
-
-    loaded_rules = load_rules(rules) if rules else None
-    task_set = load_tasks(list(tasks), pairing=pairing, strict_pairing=strict_pairing)
-    for note in task_set.notes:
-        print(f"note: {note}", file=sys.stderr)
-    if loaded_rules is not None:
-        print(loaded_rules.describe(), file=sys.stderr)
-        for selector in loaded_rules.unused(list(task_set)):
-            warnings.warn(f"rules file {rules}: entry {selector!r} matches no loaded task", UserWarning, stacklevel=2)
-    run_set = load_runs(list(runs), tasks=task_set)
-    return score_runs(task_set, run_set, profile=profile, rules=loaded_rules, progress=progress,
-                      with_cells=with_cells)
+    return write_text(body, html, force=True)
 
 
 def build_report(
-    tasks: Sequence[str],
-    runs: Sequence[str],
+    tasks: Sequence[str] | None,
+    runs: Sequence[str] | None,
     out_dir: str | os.PathLike,
     *,
+    audit_labels: str | None = None,
     profile: str = "paper",
     failure_policy: str = "zero",
     rules: str | None = None,
+    pairing: str | None = None,
+    strict_pairing: bool = False,
     notebooks: Sequence[str] = NOTEBOOKS,
     force: bool = False,
     progress: bool = True,
 ) -> list[Path]:
     """Score ``runs`` against ``tasks`` once and build the report in ``out_dir``.
 
-    Returns the paths written. An existing report folder is only written into
-    with ``force=True``.
+    With neither ``tasks`` nor ``runs``, the SYNTHETIC demo benchmark shipped with the
+    package is used, with its audit labels. Returns the paths written. An existing
+    report folder is only written into with ``force=True``.
     """
-    from .output import write_table
-    from .reference import audit
+    from ..pipeline import score_files
+    from ..reference import audit
     from .summary import format_summary
 
+    if not tasks and not runs:
+        demo = demo_paths()
+        tasks, runs = [str(demo["constraint"]), str(demo["goal"])], [str(demo["runs"])]
+        audit_labels = audit_labels or str(demo["audit"])
+    elif not tasks or not runs:
+        raise SgrKitError("report: give both --tasks and --runs, or neither to build the demo report")
     out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise SgrKitError(f"report folder {out} is an existing file; expected a folder")
     if out.exists() and any(out.iterdir()) and not force:
         raise SgrKitError(f"report folder {out} is not empty; pass --force to overwrite the report in it")
     out.mkdir(parents=True, exist_ok=True)
-    scores, cells = score_sources(tasks, runs, profile=profile, rules=rules, progress=progress)
+    _, _, (scores, cells) = score_files(tasks, runs, profile=profile, rules=rules, pairing=pairing,
+                                        strict_pairing=strict_pairing, progress=progress)
     written = [
         write_table(scores, out / "scores.csv", force=True),
         write_table(cells, out / "cells.parquet", force=True),
         write_table(audit(), out / "paper-audit.csv", force=True),
-        _atomic_text(out / "summary.txt", format_summary(scores, failure_policy=failure_policy) + "\n"),
+        write_text(format_summary(scores, failure_policy=failure_policy) + "\n", out / "summary.txt", force=True),
     ]
     for name in notebooks:
         executed = run_notebook(
-            notebook_dir() / f"{name}.ipynb", out / f"{name}.ipynb",
+            notebooks_dir() / f"{name}.ipynb", out / f"{name}.ipynb",
             parameters={"scores_path": str((out / "scores.csv").resolve()), "failure_policy": failure_policy},
         )
         written += [executed, export_html(executed, out / f"{name}.html")]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from sgr_kit.errors import SgrKitError
-from sgr_kit.load import load_tasks, validate
-from sgr_kit.load.pairing import read_pairing_file, variant_of
+from sgr_kit.prepare import load_tasks, validate
+from sgr_kit.prepare.pairing import read_pairing_file, variant_of
 
 RUBRIC = {"columns": ["cve_id", "score"], "fields": {"score": {"type": "decimal"}}}
 REF_A = "CVE-1|9.8\nCVE-2|7.5"

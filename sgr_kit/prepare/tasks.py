@@ -34,7 +34,7 @@ Reference
 
 Variant, base and taxonomy
     ``goal`` when the id ends in ``-g``, else ``constraint``; ``base_id`` is set by
-    :mod:`sgr_kit.load.pairing`; ecosystem and family come from
+    :mod:`sgr_kit.prepare.pairing`; ecosystem and family come from
     :func:`sgr_kit.taxonomy.classify_domain` (an unknown domain is ``other``, with a warning) and
     ``bin`` from the reference's row count (Appendix K).
 """
@@ -51,14 +51,15 @@ from typing import Any, Iterator, Mapping
 import pandas as pd
 
 from ..errors import SgrKitError
+from ..load.release import Finding, Record, as_source_list, read_sources
 from ..parse import parse_answer
-from ..parse.strict import RECORD_SEPARATORS
+from ..parse.cells import RECORD_SEPARATORS
 from ..taxonomy import OTHER, cardinality_bin, classify_domain
-from ..types import FIELD_TYPES, FieldRule, ParsedTable, Schema, Task
+from ..schema import FIELD_TYPES
+from ..types import FieldRule, ParsedTable, Schema, Task
 from .pairing import PairingDecision, assign_bases, canonical_reference, variant_of
-from .release import Finding, Record, as_source_list, read_sources
 
-__all__ = ["TaskSet", "build_schema", "build_task", "collect", "infer_separator", "load_tasks"]
+__all__ = ["TaskSet", "build_schema", "build_task", "collect", "field_rule", "infer_separator", "load_tasks"]
 
 _NAME = re.compile(r"[^\W\d][\w .()/%#-]{0,79}")
 _SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
@@ -149,7 +150,18 @@ def _fraction(value: Any, *, where_: str) -> Fraction:
         raise SgrKitError(f"{where_}: expected a number; found {value!r}") from None
 
 
-def _field_rule(spec: Any, *, loc: str) -> FieldRule:
+def field_rule(spec: Any, *, loc: str) -> FieldRule:
+    """Read one rubric ``fields`` entry (type, aliases, uppercase, units) into a :class:`FieldRule`.
+
+    The one place where the release's unit declarations ``{offset, scale_num, scale_den}``
+    are read; they become exact fractions. ``loc`` names the task and field in errors.
+
+    Examples
+    --------
+    >>> rule = field_rule({"type": "decimal", "units": {"mg/L": {}, "g/L": {"scale_num": 1000}}}, loc="t")
+    >>> rule.type, rule.units["g/L"]
+    ('decimal', (Fraction(0, 1), Fraction(1000, 1), Fraction(1, 1)))
+    """
     if not isinstance(spec, Mapping):
         raise SgrKitError(f"{loc}: expected an object (type, aliases, uppercase, units); found {spec!r}")
     ftype = spec.get("type", "string")
@@ -265,7 +277,7 @@ def build_schema(rubric: Mapping[str, Any], *, reference: str, output_format: st
     for column, spec in fields_spec.items():
         if column not in columns:
             raise SgrKitError(f"{loc}: fields name column {column!r}, not among the columns {', '.join(columns)}")
-        fields[column] = _field_rule(spec, loc=f"{loc}: field {column!r}")
+        fields[column] = field_rule(spec, loc=f"{loc}: field {column!r}")
     return Schema(
         columns=tuple(columns),
         row_key=tuple(row_key),

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sgr_kit.errors import SgrKitError
-from sgr_kit.load import TaskSet, load_tasks, validate
-from sgr_kit.load.tasks import build_schema, infer_separator
+from sgr_kit.prepare import TaskSet, load_tasks, validate
+from sgr_kit.prepare.tasks import build_schema, infer_separator
 
 ANSWER = "cve_id|score\nCVE-1|9.8\nCVE-2|7.5"
 

@@ -1,7 +1,7 @@
 """A plain-text summary of scored runs, with the paper's Table 2 beside each value.
 
 This is the presentation layer for ``sgr-kit summary`` and ``make report``:
-computations live in :mod:`sgr_kit.aggregate`; here values are only arranged
+computations live in :mod:`sgr_kit.aggregate` and :mod:`sgr_kit.stats`; here values are only arranged
 and formatted.
 """
 
@@ -9,37 +9,22 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .aggregate import METRICS, system_means
-from .errors import SgrKitError
+from ..aggregate import system_means
+from .. import reference
+from ..schema import METRIC_LABELS, METRICS, STATUSES, SYNTHETIC_NOTE, is_synthetic
 
-__all__ = ["SYNTHETIC_NOTE", "summary_table", "format_summary", "is_synthetic"]
-
-SYNTHETIC_NOTE = (
-    "SYNTHETIC DATA: these tasks and answers are simulated by `sgr-kit demo` "
-    "(calibrated to the paper's published means); they are not real agent runs."
-)
-
-_LABELS = {"item_f1": "Item-F1", "row_f1": "Row-F1", "poa": "P.O.A."}
+__all__ = ["summary_table", "format_summary"]
 
 
-def is_synthetic(scores: pd.DataFrame) -> bool:
-    """True when any scored task is marked synthetic (``synthetic`` column)."""
-    return "synthetic" in scores.columns and bool(scores["synthetic"].fillna(False).astype(bool).any())
-
-
-def _paper_values() -> pd.Series | None:
+def _paper_values() -> pd.Series:
     """The paper's per-system means indexed by (system, variant, metric).
 
     Variant cells come from Table 2; the ``overall`` row from Table 3 (per-model
-    averages on all tasks), which also gives Row-F1 and P.O.A. over all tasks.
+    averages on all tasks), which also gives Row-F1 and P.O.A. over all tasks. A
+    missing or damaged reference table raises (never a silent NaN).
     """
-    try:
-        from . import reference
-
-        table2 = reference.table2()
-        table3 = reference.table3().assign(variant="overall")
-    except SgrKitError:  # reference data not installed: the summary still shows the scores
-        return None
+    table2 = reference.table2()
+    table3 = reference.table3().assign(variant="overall")
     both = pd.concat([table2[table2["variant"] != "overall"], table3], ignore_index=True)
     return both.set_index(["system", "variant", "metric"])["value"]
 
@@ -72,28 +57,50 @@ def summary_table(scores: pd.DataFrame, *, failure_policy: str = "zero", paper: 
         ref = _paper_values()
         for metric in METRICS:
             out[f"paper_{metric}"] = [
-                float("nan") if ref is None else float(ref.get((s, v, metric), float("nan")))
+                float(ref.get((s, v, metric), float("nan")))
                 for s, v in zip(out["system"], out["variant"])
             ]
     return out
 
 
-def format_summary(scores: pd.DataFrame, *, failure_policy: str = "zero", source: str = "") -> str:
-    """Render :func:`summary_table` as text, with the synthetic-data note when it applies."""
+def format_summary(
+    scores: pd.DataFrame,
+    *,
+    failure_policy: str = "zero",
+    source: str = "",
+    ci: bool = False,
+    n_boot: int = 10_000,
+    seed: int = 0,
+) -> str:
+    """Render :func:`summary_table` as text, with the synthetic-data note when it applies.
+
+    With ``ci=True`` each mean is followed by its 95% bootstrap interval over base problems
+    (:func:`sgr_kit.stats.bootstrap_means`, ``n_boot`` resamples, ``seed``). The system
+    column is as wide as the longest system name.
+    """
     table = summary_table(scores, failure_policy=failure_policy)
+    intervals = None
+    if ci:
+        from ..stats import bootstrap_means
+
+        boot = bootstrap_means(scores, failure_policy=failure_policy, n_boot=n_boot, seed=seed)
+        intervals = boot.set_index(["system", "variant", "metric"])[["ci_low", "ci_high"]]
     lines = []
     if is_synthetic(scores):
         lines += [SYNTHETIC_NOTE, ""]
-    status = scores["status"].value_counts().reindex(["parsed", "empty", "parse_failure", "missing"], fill_value=0)
+    status = scores["status"].value_counts().reindex(list(STATUSES), fill_value=0)
     lines.append(
         f"{source + ': ' if source else ''}{len(scores)} answers, "
         f"{scores['system'].nunique()} systems, {scores['task_id'].nunique()} tasks; status: "
         + ", ".join(f"{k} {v}" for k, v in status.items())
     )
-    lines.append(f"Means in percent points; failure policy '{failure_policy}'; (the paper's Table 2, and Table 3 for overall, in brackets).")
+    lines.append(f"Means in percent points; failure policy '{failure_policy}'; (the paper's Table 2, and Table 3 "
+                 f"for overall, in brackets)" + ("; [95% bootstrap interval over base problems]." if ci else "."))
     lines.append("")
-    header = f"{'system':<24}{'variant':<12}{'tasks':>6}{'failed':>7}" + "".join(
-        f"{_LABELS[m]:>18}" for m in METRICS
+    name_width = max([24, *(len(str(s)) + 2 for s in table["system"])])
+    cell_width = 34 if ci else 18
+    header = f"{'system':<{name_width}}{'variant':<12}{'tasks':>6}{'failed':>7}" + "".join(
+        f"{METRIC_LABELS[m]:>{cell_width}}" for m in METRICS
     )
     lines += [header, "-" * len(header)]
     for row in table.itertuples(index=False):
@@ -102,8 +109,11 @@ def format_summary(scores: pd.DataFrame, *, failure_policy: str = "zero", source
             value, ref = getattr(row, m), getattr(row, f"paper_{m}")
             text = "n/a" if pd.isna(value) else f"{value:.2f}"
             text += "" if pd.isna(ref) else f" ({ref:.2f})"
-            cells.append(f"{text:>18}")
-        lines.append(f"{row.system:<24}{row.variant:<12}{row.n_tasks:>6}{row.n_failed:>7}" + "".join(cells))
+            if intervals is not None and (row.system, row.variant, m) in intervals.index:
+                low, high = intervals.loc[(row.system, row.variant, m)]
+                text += " [n/a]" if pd.isna(low) else f" [{low:.1f}, {high:.1f}]"
+            cells.append(f"{text:>{cell_width}}")
+        lines.append(f"{row.system:<{name_width}}{row.variant:<12}{row.n_tasks:>6}{row.n_failed:>7}" + "".join(cells))
     if is_synthetic(scores):
         lines += ["", SYNTHETIC_NOTE]
     return "\n".join(lines)

@@ -1,0 +1,14 @@
+"""The report layer: text summaries and the notebook report build.
+
+- :mod:`.summary`: per-system means beside the paper's Tables 2 and 3, as a table and as text;
+- :mod:`.build`: ``sgr-kit report``: score once, run the analysis notebooks shipped with the
+  package through papermill, export offline HTML pages and the tables.
+"""
+
+from __future__ import annotations
+
+from .build import NOTEBOOKS, build_report, export_html, notebook_parameters, run_notebook
+from .summary import format_summary, summary_table
+
+__all__ = ["NOTEBOOKS", "build_report", "export_html", "format_summary", "notebook_parameters", "run_notebook",
+           "summary_table"]

@@ -1,0 +1,140 @@
+"""Every constant and table schema of sgr-kit, defined once.
+
+The rest of the package imports these names; none is defined anywhere else.
+
+- Vocabularies: :data:`VARIANTS`, :data:`FIELD_TYPES`, :data:`STATUSES`,
+  :data:`FAILED_STATUSES`, :data:`PROFILES`, :data:`FAILURE_POLICIES`,
+  :data:`METRICS`, :data:`VERDICTS`.
+- Table schemas (column -> dtype): :data:`SCORE_COLUMNS` (``sgr-kit score``),
+  :data:`CELL_COLUMNS` (``--cells``); the columns a scores table must have to be
+  analysed: :data:`REQUIRED_SCORE_COLUMNS`; the audit table: :data:`AUDIT_COLUMNS`.
+- Argument checks used once at each public entry: :func:`check_choice`,
+  :func:`check_profile`, :func:`check_failure_policy`, :func:`check_metrics`.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import pandas as pd
+
+from .errors import SgrKitError
+
+__all__ = [
+    "VARIANTS", "FIELD_TYPES", "STATUSES", "FAILED_STATUSES", "PROFILES", "FAILURE_POLICIES", "METRICS",
+    "METRIC_LABELS", "VERDICTS", "TEXT_DTYPE", "SCORE_COLUMNS", "CELL_COLUMNS", "REQUIRED_SCORE_COLUMNS",
+    "AUDIT_COLUMNS", "AUDIT_VERDICTS", "SYNTHETIC_NOTE", "is_synthetic", "check_choice", "check_profile", "check_failure_policy", "check_metrics",
+]  # fmt: skip
+
+#: The two variants of a base problem (section 3.1).
+VARIANTS: tuple[str, ...] = ("constraint", "goal")
+#: Column types a rubric or a rules file may declare.
+FIELD_TYPES: tuple[str, ...] = ("string", "integer", "decimal", "id_list")
+#: Status of a scored answer (the reference scorer's three, plus ``missing`` for no answer).
+STATUSES: tuple[str, ...] = ("parsed", "empty", "parse_failure", "missing")
+#: Statuses without metrics (NaN); the failure policy decides how they enter a mean.
+FAILED_STATUSES: tuple[str, ...] = ("parse_failure", "missing")
+#: Scoring profiles, the default first.
+PROFILES: tuple[str, ...] = ("paper", "strict")
+#: How failed answers enter a mean (:mod:`sgr_kit.aggregate`), the default first.
+FAILURE_POLICIES: tuple[str, ...] = ("zero", "exclude")
+#: The paper's three metrics (Appendix A), as column names.
+METRICS: tuple[str, ...] = ("item_f1", "row_f1", "poa")
+#: How the paper prints the metrics' names.
+METRIC_LABELS = {"item_f1": "Item-F1", "row_f1": "Row-F1", "poa": "P.O.A."}
+#: Verdict of one cell record (see :mod:`sgr_kit.score.answer`).
+VERDICTS: tuple[str, ...] = ("match", "wrong", "missing", "extra_row", "duplicate_row", "omitted_row", "extra_cell")
+
+#: Text columns use pandas' default string dtype ("str" from pandas 3, object before).
+TEXT_DTYPE = "str" if int(pd.__version__.split(".")[0]) >= 3 else "object"
+_TEXT = TEXT_DTYPE
+
+#: Columns of the scores table (``sgr-kit score --out``) and their dtypes.
+SCORE_COLUMNS: dict[str, str] = {
+    "system": _TEXT, "task_id": _TEXT, "base_id": _TEXT, "variant": _TEXT, "domain": _TEXT,
+    "ecosystem": _TEXT, "family": _TEXT, "gold_rows": "int64", "bin": _TEXT, "repeat": "int64",
+    "status": _TEXT, "item_f1": "float64", "row_f1": "float64", "poa": "float64",
+    "correct_fields": "int64", "gold_fields": "int64", "pred_fields": "int64", "correct_rows": "int64",
+    "pred_rows": "int64", "shared_keys": "int64", "correct_pairs": "int64", "pairs": "int64",
+    "reason": _TEXT, "synthetic": "bool",
+}  # fmt: skip
+#: Columns of the cells table (``sgr-kit score --cells``) and their dtypes (absent values: NaN / <NA>).
+CELL_COLUMNS: dict[str, str] = {
+    "system": _TEXT, "task_id": _TEXT, "repeat": "int64", "pred_row": "Int64", "gold_row": "Int64",
+    "column": _TEXT, "raw": _TEXT, "canonical": _TEXT, "reference": _TEXT, "verdict": _TEXT,
+}  # fmt: skip
+#: Columns a scores table must have to be read back and analysed.
+REQUIRED_SCORE_COLUMNS: tuple[str, ...] = ("system", "task_id", "variant", "repeat", "status", *METRICS)
+#: Columns of the audit of the paper's numbers (:func:`sgr_kit.reference.audit`).
+AUDIT_COLUMNS: tuple[str, ...] = (
+    "id", "claim", "location", "published", "recomputed", "difference", "tolerance", "verdict", "kind", "inputs",
+)  # fmt: skip
+#: The label every table, page and figure built from simulated data carries.
+SYNTHETIC_NOTE = (
+    "SYNTHETIC DATA: these tasks and answers are simulated by `sgr-kit demo` "
+    "(calibrated to the paper's published means); they are not real agent runs."
+)
+#: Verdicts of the audit: a derived number follows from its inputs within rounding, or not.
+AUDIT_VERDICTS: tuple[str, ...] = ("consistent", "inconsistent")
+
+
+def check_choice(value: object, choices: Sequence[str], *, name: str) -> str:
+    """Return ``value`` when it is one of ``choices``, else raise :class:`SgrKitError` naming ``name``.
+
+    Examples
+    --------
+    >>> check_choice("zero", FAILURE_POLICIES, name="failure_policy")
+    'zero'
+    >>> check_choice("drop", FAILURE_POLICIES, name="failure_policy")
+    Traceback (most recent call last):
+    ...
+    sgr_kit.errors.SgrKitError: failure_policy must be one of 'zero', 'exclude'; found 'drop'
+    """
+    if not isinstance(value, str) or value not in choices:
+        raise SgrKitError(f"{name} must be one of {', '.join(map(repr, choices))}; found {value!r}")
+    return value
+
+
+def check_profile(profile: object) -> str:
+    """Return ``profile`` if it is a known scoring profile (:data:`PROFILES`), else raise.
+
+    Examples
+    --------
+    >>> check_profile("strict")
+    'strict'
+    """
+    return check_choice(profile, PROFILES, name="profile")
+
+
+def check_failure_policy(failure_policy: object) -> str:
+    """Return ``failure_policy`` if it is one of :data:`FAILURE_POLICIES`, else raise."""
+    return check_choice(failure_policy, FAILURE_POLICIES, name="failure_policy")
+
+
+def check_metrics(metrics: str | Iterable[str]) -> tuple[str, ...]:
+    """Return ``metrics`` as a tuple of known metric names (one name is accepted as well).
+
+    Examples
+    --------
+    >>> check_metrics("poa")
+    ('poa',)
+    >>> check_metrics(["item_f1", "f1"])
+    Traceback (most recent call last):
+    ...
+    sgr_kit.errors.SgrKitError: metric must be one of 'item_f1', 'row_f1', 'poa'; found 'f1'
+    """
+    names = (metrics,) if isinstance(metrics, str) else tuple(metrics)
+    if not names:
+        raise SgrKitError(f"metrics: expected at least one of {', '.join(METRICS)}; found none")
+    return tuple(check_choice(m, METRICS, name="metric") for m in names)
+
+
+def is_synthetic(table: pd.DataFrame) -> bool:
+    """True when any row of a scores (or derived) table is marked synthetic (``synthetic`` column).
+
+    Examples
+    --------
+    >>> is_synthetic(pd.DataFrame({"synthetic": [False, True]})), is_synthetic(pd.DataFrame({"x": [1]}))
+    (True, False)
+    """
+    return "synthetic" in table.columns and bool(table["synthetic"].fillna(False).astype(bool).any())
