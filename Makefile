@@ -8,14 +8,16 @@ STAMP  := $(VENV)/.installed
 OUT    ?= out
 DEMO   := data/demo
 
-.PHONY: setup report test demo benchmark clean help
+.PHONY: setup browser report test test-fast demo benchmark clean help
 
 help:
-	@echo "make report     score the embedded demo benchmark and build the report in $(OUT)/demo"
-	@echo "make test       run every test (unit, property, doctest, fixture, CLI)"
+	@echo "make report     build the full report of the embedded (synthetic) demo in $(OUT)/demo and refresh figures/"
+	@echo "make test       run every test (unit, property, doctest, notebooks, report, release, browser)"
+	@echo "make test-fast  every test except the slow and browser ones"
 	@echo "make setup      create $(VENV) with sgr-kit (editable) and its test tools"
+	@echo "make browser    install Chromium (Debian) and Playwright for the browser test"
 	@echo "make demo       regenerate data/demo from its seed"
-	@echo "make benchmark  measure scoring throughput and peak memory"
+	@echo "make benchmark  measure scoring, statistics, explorer and report speed"
 
 setup: $(STAMP)
 
@@ -26,19 +28,31 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $(STAMP)
 
-# The main job: score the (synthetic) demo benchmark and build the report in out/demo.
-report: $(STAMP)
-	$(BIN)/sgr-kit report --tasks $(DEMO)/constraint.jsonl --tasks $(DEMO)/goal.jsonl \
-		--runs $(DEMO)/runs.jsonl --out $(OUT)/demo --force
+# Chromium from Debian and Playwright's Python package (never its own browser download).
+browser: $(STAMP)
+	bash scripts/install-browser
 
-test: $(STAMP)
+# The main job: score the (synthetic) demo benchmark, build the report in out/demo, and
+# refresh the committed figures/ (byte-stable: fixed metadata) from the demo's figures.
+report: $(STAMP)
+	$(BIN)/sgr-kit report --out $(OUT)/demo --force
+	mkdir -p figures
+	cp $(OUT)/demo/figures/*.png $(OUT)/demo/figures/*.svg figures/
+
+test: $(STAMP) browser
 	$(BIN)/python -m pytest
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow and not browser"
 
 demo: $(STAMP)
 	$(BIN)/sgr-kit demo --out $(DEMO) --force
 
 benchmark: $(STAMP)
 	$(BIN)/python benchmarks/bench_scoring.py
+	$(BIN)/python benchmarks/bench_stats.py
+	$(BIN)/python benchmarks/bench_explorer.py
+	$(BIN)/python benchmarks/bench_report.py
 
 clean:
 	rm -rf $(OUT) .pytest_cache .hypothesis

@@ -90,16 +90,24 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from .report.build import build_report
+    from .report.build import NOTEBOOKS, build_report, parse_parameter
 
-    paths = build_report(
+    parameters = {name: parse_parameter(name, value) for name, value in args.parameter or []}
+    notebooks = [n.strip() for n in args.notebooks.split(",") if n.strip()] if args.notebooks else list(NOTEBOOKS)
+    log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    result = build_report(
         args.tasks, args.runs, args.out, audit_labels=args.audit, profile=args.profile,
         failure_policy=args.failure_policy, rules=args.rules, pairing=args.pairing,
-        strict_pairing=args.strict_pairing, force=args.force, progress=not args.no_progress,
+        strict_pairing=args.strict_pairing, notebooks=notebooks, parameters=parameters, workers=args.workers,
+        force=args.force, progress=not (args.no_progress or args.quiet), log=log,
+        command=" ".join(["sgr-kit", *sys.argv[1:]]),
     )
-    print((Path(args.out) / "summary.txt").read_text(encoding="utf-8"))
-    print(f"report: {len(paths)} files in {args.out}: " + ", ".join(p.name for p in paths))
-    return 0
+    if not args.quiet:
+        print((result.folder / "summary.txt").read_text(encoding="utf-8"))
+    print(f"report: {len(result.files)} files in {args.out}; open {Path(args.out) / 'index.html'}")
+    for run in result.failed:
+        print(f"sgr-kit: error: {run.error}", file=sys.stderr)
+    return 0 if result.ok else 1
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
@@ -165,14 +173,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="overwrite existing files that differ")
     p.set_defaults(func=_cmd_demo)
 
-    p = sub.add_parser("report", help="score once, run the analysis notebooks, write HTML and tables to a folder",
-                       description="Build the report. Without --tasks and --runs: the SYNTHETIC demo shipped "
-                                   "with sgr-kit, with its audit labels.")
+    p = sub.add_parser("report", help="score once, run the analysis notebooks, write an offline report folder",
+                       description="Build the report: scores, notebooks run in parallel by papermill, offline HTML "
+                                   "pages, figures, tables (CSV and LaTeX) and provenance. Without --tasks and --runs: "
+                                   "the SYNTHETIC demo shipped with sgr-kit, with its audit labels.")
     _scoring_options(p, required=False)
     p.add_argument("--audit", metavar="FILE", help="audit labels (CSV: system, task_id, label) for the error profiles")
-    p.add_argument("--out", required=True, metavar="DIR", help="the report folder to write")
+    p.add_argument("--out", default="report", metavar="DIR", help="the report folder to write (default: report)")
     p.add_argument("--failure-policy", choices=FAILURE_POLICIES, default=FAILURE_POLICIES[0],
                    help="how parse failures and missing answers enter means: zero (default) or exclude")
+    p.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                   help="a notebook parameter, e.g. -p n_boot 2000 or -p systems '[GPT-5.5, Kimi K2.5]' (repeatable; "
+                        "only names the notebooks' parameters cells define)")
+    p.add_argument("--notebooks", metavar="LIST",
+                   help="comma-separated notebooks to run, by name or number (default: all), e.g. 01,03")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="notebooks run at once in worker processes (default: the machine's cores)")
+    p.add_argument("--quiet", action="store_true", help="print no progress and no summary, only the result line")
     p.add_argument("--force", action="store_true", help="replace an existing report in DIR")
     p.set_defaults(func=_cmd_report)
 

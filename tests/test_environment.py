@@ -46,3 +46,14 @@ def test_environment_installs_the_package_itself():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     pip = [d for d in env["dependencies"] if isinstance(d, dict)][0]["pip"]
     assert "-e ." in pip
+
+
+def test_every_package_of_sgr_kit_is_listed_for_the_wheel():
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "sgr_kit").rglob("__init__.py")}
+    assert found <= listed, sorted(found - listed)
+    data = {"sgr_kit.notebooks": "notebooks", "sgr_kit.data": "data", "sgr_kit.data.reference": "data/reference",
+            "sgr_kit.data.demo": "data/demo"}
+    assert set(data) <= listed
+    for folder in data.values():
+        assert (ROOT / folder / "__init__.py").is_file(), folder

@@ -1,0 +1,83 @@
+"""How long the demo report takes, against papermill running as many trivial notebooks one by one.
+
+The target: on the 2-core machine the full demo report build (scoring, the six notebooks in
+parallel worker processes, HTML export, index, provenance) takes at most 1.5x the time
+papermill's command line needs to run the same number of trivial notebooks one after
+another (each trivial notebook only pays papermill's start-up, a kernel start and shutdown).
+
+Run on demand (``make benchmark`` or ``.venv/bin/python benchmarks/bench_report.py``); the
+result and the method are in ``benchmarks/README.md``. Timing assertions do not belong in
+the unit tests: shared machines are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+BIN = Path(sys.executable).parent
+
+
+def trivial_notebooks(folder: Path, n: int) -> list[Path]:
+    paths = []
+    for i in range(n):
+        nb = nbformat.v4.new_notebook()
+        params = nbformat.v4.new_code_cell("x = 1")
+        params.metadata["tags"] = ["parameters"]
+        nb.cells = [params, nbformat.v4.new_code_cell("x + 1")]
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        path = folder / f"trivial_{i}.ipynb"
+        nbformat.write(nb, path)
+        paths.append(path)
+    return paths
+
+
+def sequential_papermill(paths: list[Path], folder: Path) -> float:
+    start = time.perf_counter()
+    for path in paths:
+        subprocess.run([str(BIN / "papermill"), str(path), str(folder / f"out_{path.name}"), "-k", "python3",
+                        "--no-progress-bar"], check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def demo_report(folder: Path, workers: int | None) -> float:
+    start = time.perf_counter()
+    command = [str(BIN / "sgr-kit"), "report", "--out", str(folder / "demo"), "--force", "--quiet"]
+    if workers:
+        command += ["--workers", str(workers)]
+    subprocess.run(command, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=2, help="runs of each measurement; the best is kept")
+    parser.add_argument("--workers", type=int, default=None, help="report workers (default: the machine's cores)")
+    args = parser.parse_args(argv)
+    from sgr_kit.report.build import NOTEBOOKS
+
+    n = len(NOTEBOOKS)
+    print(f"{platform.machine()} {platform.python_version()}, {os.cpu_count()} cores; {n} notebooks")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        paths = trivial_notebooks(folder, n)
+        sequential_papermill(paths[:1], folder)  # warm caches (matplotlib fonts, bytecode)
+        demo_report(folder, args.workers)
+        baseline = min(sequential_papermill(paths, folder) for _ in range(args.repeats))
+        report = min(demo_report(folder, args.workers) for _ in range(args.repeats))
+    print(f"papermill, {n} trivial notebooks one after another: {baseline:6.1f} s")
+    print(f"sgr-kit report on the demo (all {n} notebooks):    {report:6.1f} s")
+    print(f"ratio: {report / baseline:.2f} (target: at most 1.5)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

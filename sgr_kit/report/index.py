@@ -1,0 +1,154 @@
+"""The report's ``index.html``: the headline table, the key figures and a link to every page.
+
+The page is plain HTML with inline CSS: it loads nothing from outside the report folder
+(figures are linked relatively), and every piece of text is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..output import write_text
+from ..pipeline import Inputs
+from ..schema import METRIC_LABELS, METRICS, SYNTHETIC_NOTE
+
+__all__ = ["PAPER_TASKS", "headline_table", "write_index"]
+
+#: Tasks in the full benchmark: a system scored on fewer is flagged wherever compared with the paper.
+PAPER_TASKS = 100
+
+_STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 2rem auto; max-width: 72rem;
+       color: #1b1b1b; line-height: 1.45; padding: 0 1rem; }
+h1 { font-size: 1.6rem; margin-bottom: .2rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
+.synthetic { background: #fff3cd; border: 2px solid #b58100; padding: .6rem 1rem; font-weight: 600; }
+.failed { background: #fde2e1; border: 2px solid #b42318; padding: .6rem 1rem; }
+table { border-collapse: collapse; font-size: .9rem; } th, td { padding: .3rem .6rem; text-align: right; }
+th { border-bottom: 2px solid #444; } td:first-child, th:first-child { text-align: left; }
+tr:nth-child(even) td { background: #f5f5f5; } .muted { color: #666; font-size: .85rem; }
+.flag { color: #b42318; font-weight: 600; }
+figure { display: inline-block; margin: .5rem 1rem 1rem 0; vertical-align: top; max-width: 34rem; }
+figure img { max-width: 100%; border: 1px solid #ddd; } figcaption { font-size: .85rem; color: #444; }
+"""
+
+
+def headline_table(inputs: Inputs, *, failure_policy: str = "zero", n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Per-system overall means with 95% bootstrap intervals, beside the paper's Table 3.
+
+    Returns
+    -------
+    DataFrame
+        ``system, n_tasks, complete`` and, per metric, ``<metric>, <metric>_ci_low,
+        <metric>_ci_high, paper_<metric>, diff_<metric>`` (percent points; ``diff`` is
+        computed minus published, NaN where the paper has no value or the system was
+        scored on fewer than the paper's 100 tasks). Sorted by overall Item-F1.
+    """
+    from ..stats import bootstrap_means
+    from .summary import summary_table
+
+    table = summary_table(inputs.scores, failure_policy=failure_policy)
+    table = table[table["variant"] == "overall"].drop(columns=["variant", "n_failed"])
+    boot = bootstrap_means(inputs.scores, failure_policy=failure_policy, n_boot=n_boot, seed=seed)
+    boot = boot[boot["variant"] == "overall"]
+    for metric in METRICS:
+        bounds = boot[boot["metric"] == metric].set_index("system")[["ci_low", "ci_high"]]
+        table[f"{metric}_ci_low"] = table["system"].map(bounds["ci_low"])
+        table[f"{metric}_ci_high"] = table["system"].map(bounds["ci_high"])
+    table["complete"] = table["n_tasks"] >= PAPER_TASKS
+    for metric in METRICS:
+        table[f"diff_{metric}"] = np.where(table["complete"], table[metric] - table[f"paper_{metric}"], np.nan)
+    columns = ["system", "n_tasks", "complete"]
+    for metric in METRICS:
+        columns += [metric, f"{metric}_ci_low", f"{metric}_ci_high", f"paper_{metric}", f"diff_{metric}"]
+    return table[columns].sort_values("item_f1", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _number(value: float, digits: int = 2) -> str:
+    return "" if pd.isna(value) else f"{value:.{digits}f}"
+
+
+def _headline_html(table: pd.DataFrame) -> str:
+    e = html.escape
+    head = "<tr><th>system</th><th>tasks</th>" + "".join(
+        f"<th>{e(METRIC_LABELS[m])} [95% CI]</th><th>paper</th><th>&Delta;</th>" for m in METRICS
+    ) + "</tr>"
+    rows = []
+    for row in table.to_dict("records"):
+        tasks = f"{row['n_tasks']}" + ("" if row["complete"] else
+                                       f' <span class="flag" title="scored on fewer tasks than the paper">'
+                                       f"(of {PAPER_TASKS})</span>")
+        cells = [f"<td>{e(str(row['system']))}</td>", f"<td>{tasks}</td>"]
+        for m in METRICS:
+            interval = ("" if pd.isna(row[f"{m}_ci_low"])
+                        else f" [{_number(row[f'{m}_ci_low'], 1)}, {_number(row[f'{m}_ci_high'], 1)}]")
+            cells += [f"<td>{_number(row[m])}{interval}</td>", f"<td>{_number(row[f'paper_{m}'])}</td>",
+                      f"<td>{_number(row[f'diff_{m}'])}</td>"]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table>{head}{''.join(rows)}</table>"
+
+
+def write_index(
+    folder: Path,
+    inputs: Inputs,
+    runs: Sequence,
+    *,
+    failure_policy: str = "zero",
+    n_boot: int = 10_000,
+    seed: int = 0,
+    key_figures: Sequence[tuple[str, str]] = (),
+) -> Path:
+    """Write ``folder/index.html`` and the headline table as ``tables/headline.csv``."""
+    from ..output import write_table
+    from .notebook import latex_table
+
+    e = html.escape
+    table = headline_table(inputs, failure_policy=failure_policy, n_boot=n_boot, seed=seed)
+    write_table(table, folder / "tables" / "headline.csv", force=True)
+    write_text(latex_table(table.drop(columns=["complete"]), caption="Per-system overall means (percent points)"),
+               folder / "tables" / "headline.tex", force=True)
+    parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+             "<title>SGR-Bench report</title>", f"<style>{_STYLE}</style></head><body>",
+             "<h1>SGR-Bench report</h1>",
+             f"<p class='muted'>{len(inputs.scores)} answers of {inputs.scores['system'].nunique()} systems on "
+             f"{inputs.scores['task_id'].nunique()} tasks; failure policy '{e(failure_policy)}'.</p>"]
+    if inputs.synthetic:
+        parts.append(f"<p class='synthetic'>{e(SYNTHETIC_NOTE)}</p>")
+    failed = [r for r in runs if not r.ok]
+    if failed:
+        parts.append("<div class='failed'><strong>Some notebooks failed</strong> (their pages show the failing cell):"
+                     "<ul>" + "".join(f"<li>{e(r.name)}: {e(r.error)}</li>" for r in failed) + "</ul></div>")
+    parts += ["<h2>Per-system means over all tasks</h2>",
+              "<p class='muted'>Percent points. Brackets: 95% BCa bootstrap interval over base problems "
+              "(both variants of a problem resampled together). <em>paper</em>: the paper's Table 3; "
+              "&Delta;: computed minus published, shown only for systems scored on all 100 tasks.</p>",
+              _headline_html(table),
+              "<p class='muted'>As CSV: <a href='tables/headline.csv'>tables/headline.csv</a>; "
+              "as LaTeX: <a href='tables/headline.tex'>tables/headline.tex</a>.</p>"]
+    shown = [(name, caption) for name, caption in key_figures if (folder / "figures" / f"{name}.png").is_file()]
+    if shown:
+        parts.append("<h2>Key figures</h2>")
+        parts += [f"<figure><a href='figures/{e(name)}.png'><img src='figures/{e(name)}.png' alt='{e(caption)}'></a>"
+                  f"<figcaption>{e(caption)}</figcaption></figure>" for name, caption in shown]
+    parts.append("<h2>Pages</h2><ul>")
+    for run in runs:
+        status = "" if run.ok else " <span class='flag'>(failed)</span>"
+        parts.append(f"<li><a href='{e(run.name)}.html'>{e(run.name.replace('_', ' '))}</a>{status} "
+                     f"<span class='muted'>({run.seconds:.1f} s; <a href='{e(run.name)}.ipynb'>notebook</a>)</span></li>")
+    parts.append("</ul>")
+    tables = sorted((folder / "tables").glob("*.csv"))
+    if tables:
+        parts.append("<h2>Tables</h2><p class='muted'>" + ", ".join(
+            f"<a href='tables/{e(p.name)}'>{e(p.stem)}</a> (<a href='tables/{e(p.stem)}.tex'>tex</a>)" for p in tables
+        ) + "</p>")
+    parts.append("<h2>Data</h2><p class='muted'><a href='scores.csv'>scores.csv</a>, <a href='cells.parquet'>"
+                 "cells.parquet</a>, <a href='summary.txt'>summary.txt</a>, <a href='paper-audit.csv'>"
+                 "paper-audit.csv</a>, <a href='provenance.json'>provenance.json</a></p>")
+    if inputs.synthetic:
+        parts.append(f"<p class='synthetic'>{e(SYNTHETIC_NOTE)}</p>")
+    parts.append("</body></html>\n")
+    return write_text("\n".join(parts), folder / "index.html", force=True)
