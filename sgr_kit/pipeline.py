@@ -1,7 +1,10 @@
 """From files to analysis inputs: load, prepare and score in one call.
 
-- :func:`score_files`: task and run files -> scores table and per-cell records, the one path
-  shared by ``sgr-kit score``, ``sgr-kit report`` and the notebooks;
+- :func:`score_files`: task and run files -> scores table and per-cell records in memory, the
+  path of ``sgr-kit report`` and the notebooks;
+- :func:`score_files_to`: task and run files -> the scores file and the per-cell records streamed
+  to their file batch by batch, in worker processes (``sgr-kit score``): the same tables as
+  :func:`score_files` without ever holding the cells table in memory;
 - :func:`load_inputs`: what an analysis notebook needs (scores, cells, tasks, runs, audit
   labels), from a scores table, from task and run files, or, with no input at all, from the
   SYNTHETIC demo benchmark shipped with the package.
@@ -22,14 +25,17 @@ from typing import Any, Sequence
 import pandas as pd
 
 from .errors import SgrKitError
-from .load import RunSet, load_runs, load_scores
+from .load import RunSet, load_runs, load_scores, read_table
+from .output import TABLE_SUFFIXES, check_writable, table_stream, write_table
 from .prepare import TaskSet, load_tasks
 from .resources import demo_paths
-from .rules import load_rules
+from .rules import Rules, load_rules
 from .schema import check_profile, is_synthetic
 from .score import ScoredRuns, score_with_cells
+from .score.parallel import CELL_SCHEMA, score_batches
+from .score.runs import rows_frame
 
-__all__ = ["Inputs", "score_files", "load_inputs"]
+__all__ = ["Inputs", "score_files", "score_files_to", "load_inputs"]
 
 
 def _as_list(value: Any) -> list:
@@ -49,6 +55,7 @@ def score_files(
     pairing: str | os.PathLike | None = None,
     strict_pairing: bool = False,
     progress: bool = True,
+    workers: int = 1,
 ) -> tuple[TaskSet, RunSet, ScoredRuns]:
     """Load task and run files and score every answer, with its per-cell records.
 
@@ -67,12 +74,30 @@ def score_files(
     strict_pairing : bool, default False
     progress : bool, default True
         Show a progress bar while scoring.
+    workers : int, default 1
+        Worker processes (see :func:`sgr_kit.score.parallel.score_batches`); the tables are
+        the same whatever their number.
 
     Returns
     -------
     (TaskSet, RunSet, ScoredRuns)
         The loaded tasks and runs, and ``ScoredRuns(scores, cells)``.
     """
+    task_set, run_set, loaded_rules = _load(tasks, runs, profile=profile, rules=rules, pairing=pairing,
+                                            strict_pairing=strict_pairing)  # fmt: skip
+    if workers == 1:
+        scored = score_with_cells(task_set, run_set, profile=profile, rules=loaded_rules, progress=progress)
+        return task_set, run_set, scored
+    batches = list(score_batches(task_set, run_set, profile=profile, rules=loaded_rules, workers=workers,
+                                 progress=progress))  # fmt: skip
+    import pyarrow as pa
+
+    cells = pa.Table.from_batches([b.cells for b in batches], schema=CELL_SCHEMA).to_pandas()
+    return task_set, run_set, ScoredRuns(rows_frame([row for b in batches for row in b.rows]), cells)
+
+
+def _load(tasks, runs, *, profile: str, rules, pairing, strict_pairing: bool) -> tuple[TaskSet, RunSet, Rules | None]:
+    """Load rules, tasks and runs; notes go to stderr, an unused rules entry is a warning."""
     check_profile(profile)
     loaded_rules = load_rules(rules) if rules else None
     task_set = load_tasks(_as_list(tasks), pairing=pairing, strict_pairing=strict_pairing)
@@ -81,10 +106,84 @@ def score_files(
     if loaded_rules is not None:
         print(loaded_rules.describe(), file=sys.stderr)
         for selector in loaded_rules.unused(list(task_set)):
-            warnings.warn(f"rules file {rules}: entry {selector!r} matches no loaded task", UserWarning, stacklevel=2)
+            warnings.warn(f"rules file {rules}: entry {selector!r} matches no loaded task", UserWarning, stacklevel=3)
     run_set = load_runs(_as_list(runs), tasks=task_set)
-    scored = score_with_cells(task_set, run_set, profile=profile, rules=loaded_rules, progress=progress)
-    return task_set, run_set, scored
+    for note in run_set.notes:
+        print(f"note: {note}", file=sys.stderr)
+    return task_set, run_set, loaded_rules
+
+
+def score_files_to(
+    tasks: Sequence[str | os.PathLike] | str | os.PathLike,
+    runs: Sequence[str | os.PathLike] | str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    cells: str | os.PathLike | None = None,
+    profile: str = "paper",
+    rules: str | os.PathLike | None = None,
+    pairing: str | os.PathLike | None = None,
+    strict_pairing: bool = False,
+    workers: int = 1,
+    force: bool = False,
+    progress: bool = True,
+) -> tuple[TaskSet, RunSet, pd.DataFrame]:
+    """Score task and run files into a scores file, streaming the per-cell records to ``cells``.
+
+    The per-cell records are written batch by batch (parquet row groups, or CSV rows) while
+    scoring goes on, so memory holds the answers and the scores table but never the cells
+    table. Both files are written atomically: an interrupted run leaves any earlier file
+    intact and no temporary file behind. The files are the same whatever ``workers`` is.
+
+    Parameters
+    ----------
+    tasks, runs : path or list of paths
+        As :func:`score_files`.
+    out : path
+        The scores table to write (``.csv`` or ``.parquet``).
+    cells : path, optional
+        The per-cell records to write (``.csv`` or ``.parquet``); must differ from ``out``.
+    profile, rules, pairing, strict_pairing, progress
+        As :func:`score_files`.
+    workers : int, default 1
+        Worker processes (see :func:`sgr_kit.score.parallel.score_batches`).
+    force : bool, default False
+        Replace existing output files.
+
+    Returns
+    -------
+    (TaskSet, RunSet, DataFrame)
+        The loaded tasks and runs, and the scores table written to ``out``.
+
+    Raises
+    ------
+    SgrKitError
+        Before anything is written: for an output that exists (without ``force``), is a folder,
+        lies under a file or has another suffix, for ``out`` and ``cells`` naming one file, and
+        for every problem of the inputs.
+    """
+    check_writable(out, force=force, what="--out", suffixes=TABLE_SUFFIXES)
+    if cells is not None:
+        if Path(cells).resolve() == Path(out).resolve():
+            raise SgrKitError(f"--out and --cells name the same file {out}; give two different files")
+        check_writable(cells, force=force, what="--cells output", suffixes=TABLE_SUFFIXES)
+    task_set, run_set, loaded_rules = _load(tasks, runs, profile=profile, rules=rules, pairing=pairing,
+                                            strict_pairing=strict_pairing)  # fmt: skip
+    batches = score_batches(task_set, run_set, profile=profile, rules=loaded_rules, with_cells=cells is not None,
+                            workers=workers, progress=progress)  # fmt: skip
+    rows: list[tuple] = []
+    if cells is None:
+        for batch in batches:
+            rows += batch.rows
+        scores = rows_frame(rows)
+        write_table(scores, out, force=force)
+        return task_set, run_set, scores
+    with table_stream(cells, schema=CELL_SCHEMA, force=force) as stream:
+        for batch in batches:
+            rows += batch.rows
+            stream.write(batch.cells)
+        scores = rows_frame(rows)
+        write_table(scores, out, force=force)
+    return task_set, run_set, scores
 
 
 @dataclass(frozen=True)
@@ -102,7 +201,8 @@ class Inputs:
     runs : RunSet or None
         When loaded from run files.
     audit : DataFrame or None
-        Audit labels (``system, task_id, label``...), when an audit file was given or the demo is used.
+        Audit labels (:func:`sgr_kit.load.load_audit`, checked against the scores), when an audit file
+        was given or the demo is used.
     synthetic : bool
         True when any scored task is simulated (the demo): every view of it must say so.
     source : str
@@ -122,21 +222,7 @@ def _read_cells(path: str | os.PathLike) -> pd.DataFrame:
     p = Path(path)
     if not p.is_file():
         raise SgrKitError(f"cells file {p} does not exist; expected the --cells output of `sgr-kit score`")
-    if p.suffix.lower() == ".parquet":
-        return pd.read_parquet(p)
-    if p.suffix.lower() == ".csv":
-        return pd.read_csv(p, keep_default_na=False, na_values={"pred_row": [""], "gold_row": [""]})
-    raise SgrKitError(f"cells file {p}: expected a .csv or .parquet file, got {p.suffix or 'no suffix'!r}")
-
-
-def _read_audit(path: str | os.PathLike) -> pd.DataFrame:
-    p = Path(path)
-    if not p.is_file():
-        raise SgrKitError(f"audit file {p} does not exist; expected a CSV with columns system, task_id, label")
-    frame = pd.read_csv(p, dtype=str, keep_default_na=False)
-    missing = [c for c in ("system", "task_id", "label") if c not in frame.columns]
-    if missing:
-        raise SgrKitError(f"audit file {p}: missing column(s) {', '.join(missing)}; expected system, task_id, label")
+    frame, _ = read_table(p, what="cells file", keep_default_na=False, na_values={"pred_row": [""], "gold_row": [""]})
     return frame
 
 
@@ -189,20 +275,20 @@ def load_inputs(
         raise SgrKitError("give either a scores table (scores=...) or task and run files (tasks=..., runs=...), not both")
     if has_tasks != has_runs:
         raise SgrKitError("tasks and runs go together: give both task files and run files, or a scores table")
-    audit_frame = _read_audit(audit) if audit else None
     if scores:
         table = load_scores(scores)
         cell_table = _read_cells(cells) if cells else None
+        audit_frame = load_audit(audit, scores=table) if audit else None
         return Inputs(table, cell_table, audit=audit_frame, synthetic=is_synthetic(table), source=str(scores))
     source = "tasks and runs given"
     if not has_tasks:
         demo = demo_paths()
         tasks, runs = [demo["constraint"], demo["goal"]], [demo["runs"]]
-        if audit_frame is None:
-            audit_frame = _read_audit(demo["audit"])
+        audit = audit or demo["audit"]
         source = "the SYNTHETIC demo benchmark shipped with sgr-kit"
     task_set, run_set, scored = score_files(tasks, runs, profile=profile, rules=rules, pairing=pairing,
                                             progress=progress)
+    audit_frame = load_audit(audit, scores=scored.scores) if audit else None
     return Inputs(scored.scores, scored.cells, task_set, run_set, audit_frame, is_synthetic(scored.scores),
                   source=source)
 

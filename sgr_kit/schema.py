@@ -3,7 +3,7 @@
 The rest of the package imports these names; none is defined anywhere else.
 
 - Vocabularies: :data:`VARIANTS`, :data:`FIELD_TYPES`, :data:`STATUSES`,
-  :data:`FAILED_STATUSES`, :data:`PROFILES`, :data:`FAILURE_POLICIES`,
+  :data:`FAILED_STATUSES`, :data:`UNSCORED_STATUSES`, :data:`PROFILES`, :data:`FAILURE_POLICIES`,
   :data:`METRICS`, :data:`VERDICTS`.
 - Table schemas (column -> dtype): :data:`SCORE_COLUMNS` (``sgr-kit score``),
   :data:`CELL_COLUMNS` (``--cells``); the columns a scores table must have to be
@@ -21,23 +21,53 @@ import pandas as pd
 from .errors import SgrKitError
 
 __all__ = [
-    "VARIANTS", "FIELD_TYPES", "STATUSES", "FAILED_STATUSES", "PROFILES", "FAILURE_POLICIES", "METRICS",
+    "VARIANTS", "FIELD_TYPES", "STATUSES", "FAILED_STATUSES", "UNSCORED_STATUSES", "PROFILES", "FAILURE_POLICIES", "METRICS",
     "METRIC_LABELS", "VERDICTS", "TEXT_DTYPE", "SCORE_COLUMNS", "CELL_COLUMNS", "REQUIRED_SCORE_COLUMNS",
-    "AUDIT_COLUMNS", "AUDIT_VERDICTS", "SYNTHETIC_NOTE", "is_synthetic", "check_choice", "check_profile", "check_failure_policy", "check_metrics",
+    "AUDIT_COLUMNS", "AUDIT_VERDICTS", "SYNTHETIC_NOTE", "ALL_SYSTEMS", "VARIANT_GROUPS", "PAPER_TASKS",
+    "PAPER_TASKS_PER_VARIANT", "ERROR_TYPES", "ERROR_LABELS", "AUDIT_LABELS", "AUDIT_TABLE_COLUMNS", "is_synthetic",
+    "check_choice", "check_profile", "check_failure_policy", "check_metrics",
 ]  # fmt: skip
 
 #: The two variants of a base problem (section 3.1).
 VARIANTS: tuple[str, ...] = ("constraint", "goal")
 #: Column types a rubric or a rules file may declare.
 FIELD_TYPES: tuple[str, ...] = ("string", "integer", "decimal", "id_list")
-#: Status of a scored answer (the reference scorer's three, plus ``missing`` for no answer).
-STATUSES: tuple[str, ...] = ("parsed", "empty", "parse_failure", "missing")
-#: Statuses without metrics (NaN); the failure policy decides how they enter a mean.
-FAILED_STATUSES: tuple[str, ...] = ("parse_failure", "missing")
+#: Status of a scored answer: the reference scorer's three, ``missing`` for no answer, and
+#: ``scorer_error`` when scoring the answer itself failed (a fault of the scorer, never the answer's).
+STATUSES: tuple[str, ...] = ("parsed", "empty", "parse_failure", "missing", "scorer_error")
+#: Statuses without metrics (NaN).
+FAILED_STATUSES: tuple[str, ...] = ("parse_failure", "missing", "scorer_error")
+#: Failed statuses that are the scorer's fault: left out of every mean whatever the failure
+#: policy (never counted as a zero); the failure policy decides only for the others.
+UNSCORED_STATUSES: tuple[str, ...] = ("scorer_error",)
 #: Scoring profiles, the default first.
 PROFILES: tuple[str, ...] = ("paper", "strict")
 #: How failed answers enter a mean (:mod:`sgr_kit.aggregate`), the default first.
 FAILURE_POLICIES: tuple[str, ...] = ("zero", "exclude")
+#: Variants of a result row: the two variants and both together.
+VARIANT_GROUPS: tuple[str, ...] = (*VARIANTS, "overall")
+#: The ``system`` value of result rows that pool every system (per problem, systems averaged first).
+ALL_SYSTEMS = "all systems"
+#: Tasks in the paper's benchmark, overall and per variant (section 3.3): a system scored on
+#: fewer is flagged wherever it is set beside the paper's numbers.
+PAPER_TASKS = 100
+PAPER_TASKS_PER_VARIANT = 50
+#: The paper's six error types (Appendix G), as codes, and the paper's names for them (Table 6).
+ERROR_TYPES: tuple[str, ...] = (
+    "scope_drift", "criterion_mismatch", "intent_rewriting", "page_misreading", "dependency_error", "final_answer",
+)
+ERROR_LABELS: dict[str, str] = {
+    "scope_drift": "Retrieval-Scope Drift",
+    "criterion_mismatch": "Criterion Mismatch",
+    "intent_rewriting": "Intent Rewriting",
+    "page_misreading": "In-Page Evidence Misreading",
+    "dependency_error": "Retrieval Dependency Errors",
+    "final_answer": "Final Answer Composition",
+}
+#: Labels of an audit-label file: the six error types, then ``correct``.
+AUDIT_LABELS: tuple[str, ...] = (*ERROR_TYPES, "correct")
+#: Columns of an audit-label table (:func:`sgr_kit.load.load_audit`).
+AUDIT_TABLE_COLUMNS: tuple[str, ...] = ("system", "task_id", "base_id", "family", "label", "line", "synthetic")
 #: The paper's three metrics (Appendix A), as column names.
 METRICS: tuple[str, ...] = ("item_f1", "row_f1", "poa")
 #: How the paper prints the metrics' names.
@@ -129,12 +159,15 @@ def check_metrics(metrics: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(check_choice(m, METRICS, name="metric") for m in names)
 
 
-def is_synthetic(table: pd.DataFrame) -> bool:
-    """True when any row of a scores (or derived) table is marked synthetic (``synthetic`` column).
+def is_synthetic(*tables: pd.DataFrame | None) -> bool:
+    """True when any row of any of ``tables`` is marked synthetic (a true ``synthetic`` column).
 
     Examples
     --------
-    >>> is_synthetic(pd.DataFrame({"synthetic": [False, True]})), is_synthetic(pd.DataFrame({"x": [1]}))
+    >>> is_synthetic(pd.DataFrame({"synthetic": [False, True]})), is_synthetic(pd.DataFrame({"x": [1]}), None)
     (True, False)
     """
-    return "synthetic" in table.columns and bool(table["synthetic"].fillna(False).astype(bool).any())
+    return any(
+        t is not None and "synthetic" in t.columns and bool(t["synthetic"].fillna(False).astype(bool).any())
+        for t in tables
+    )

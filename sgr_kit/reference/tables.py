@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..errors import SgrKitError, where
 from ..resources import reference_dir
-from ..schema import METRICS
+from ..schema import ERROR_LABELS, ERROR_TYPES, METRICS
 from ..taxonomy import BINS, FAMILIES
 
 __all__ = [
@@ -72,25 +72,6 @@ SYSTEM_LABELS: Mapping[str, str] = {
     "GLM-5.1": "GLM-5.1",
     "DS V4 Pro": "DeepSeek V4 Pro",
     "Claude 4.7": "Claude Opus 4.7",
-}
-
-#: The six audit error types (Appendix G), in the paper's order.
-ERROR_TYPES: tuple[str, ...] = (
-    "scope_drift",
-    "criterion_mismatch",
-    "intent_rewriting",
-    "page_misreading",
-    "dependency_error",
-    "final_answer",
-)
-#: Error type -> the paper's label (Appendix G, Table 6).
-ERROR_LABELS: Mapping[str, str] = {
-    "scope_drift": "Retrieval-Scope Drift",
-    "criterion_mismatch": "Criterion Mismatch",
-    "intent_rewriting": "Intent Rewriting",
-    "page_misreading": "In-Page Evidence Misreading",
-    "dependency_error": "Retrieval Dependency Errors",
-    "final_answer": "Final Answer Composition",
 }
 
 #: Table 5's family labels -> families of :data:`sgr_kit.taxonomy.FAMILIES`.

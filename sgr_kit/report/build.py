@@ -222,6 +222,13 @@ class ReportResult:
         return [run for run in self.notebooks if not run.ok]
 
 
+def _quiet_worker() -> None:
+    """Worker start-up: the kernels' own start-up chatter (they inherit stderr) goes nowhere."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+
+
 def _execute(job: tuple[str, str, str, dict]) -> NotebookRun:
     """Run one notebook and export its page (in a worker process)."""
     source, name, folder, parameters = job
@@ -499,13 +506,9 @@ def _run_all(jobs: list[tuple[str, str, str, dict]], workers: int, say: Callable
         status = "ok" if run.ok else f"FAILED: {run.error}"
         say(f"{run.name:<28} {run.seconds:6.1f} s  {status}")
 
-    if workers == 1 or len(jobs) == 1:
-        for job in jobs:
-            report(_execute(job))
-        return done
     import multiprocessing
 
-    pool = multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)))
+    pool = multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)), initializer=_quiet_worker)
     try:
         for run in pool.imap_unordered(_execute, jobs):
             report(run)

@@ -1,0 +1,154 @@
+"""Helpers shared by the plotting modules (not public)."""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from seaborn.utils import relative_luminance
+from matplotlib.font_manager import FontProperties
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from ..errors import SgrKitError
+from ..schema import ALL_SYSTEMS
+from .theme import COLUMN_WIDTH, drawn_from_synthetic, mark_synthetic, note_synthetic, short_system
+
+GROUP_COLUMNS = ("family", "ecosystem", "domain", "bin")
+
+
+def require(table: object, columns: Sequence[str], *, name: str, source: str) -> pd.DataFrame:
+    """Raise :class:`SgrKitError` unless ``table`` is a DataFrame with ``columns``; ``source`` names its maker."""
+    if not isinstance(table, pd.DataFrame):
+        raise SgrKitError(f"{name}: expected a DataFrame ({source}), found {type(table).__name__}")
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise SgrKitError(
+            f"{name}: the table lacks column(s) {', '.join(missing)}; expected the output of {source} "
+            f"(found {', '.join(map(str, table.columns)) or 'no columns'})"
+        )
+    return table
+
+
+def nonempty(table: pd.DataFrame, *, name: str, what: str) -> pd.DataFrame:
+    """Raise when nothing is left to draw after selecting ``what``."""
+    if table.empty:
+        raise SgrKitError(f"{name}: no rows to draw for {what}")
+    return table
+
+
+def group_column(table: pd.DataFrame, *, name: str) -> str:
+    """The grouping column of a group-mean table (``family``, ``ecosystem``, ``domain`` or ``bin``)."""
+    found = [c for c in GROUP_COLUMNS if c in table.columns]
+    if len(found) != 1:
+        raise SgrKitError(
+            f"{name}: expected exactly one group column among {', '.join(GROUP_COLUMNS)} (a table of "
+            f"sgr_kit.breakdowns.family_means, ecosystem_means, domain_means or bin_means); found {found or 'none'}"
+        )
+    return found[0]
+
+
+def scale() -> float:
+    """How much larger than the paper theme's 7 pt the current text is (1 for ``paper``, about 2.3 for ``slide``)."""
+    return max(points(plt.rcParams["font.size"]) / 7.0, 1.0)
+
+
+def axes(ax: Axes | None, width: float, height: float) -> Axes:
+    """``ax``, or the axes of a new constrained-layout figure of ``width`` x ``height`` inches at paper size
+    (scaled with the theme's text size)."""
+    if ax is not None:
+        if not isinstance(ax, Axes):
+            raise SgrKitError(f"ax must be a matplotlib Axes or None; found {type(ax).__name__}")
+        return ax
+    _, new = plt.subplots(figsize=(width * scale(), height * scale()), layout="constrained")
+    return new
+
+
+def finish(ax: Axes, table: pd.DataFrame | None, synthetic: bool | None) -> Axes:
+    """Mark ``ax`` when the data are synthetic and return it."""
+    return mark_synthetic(ax, drawn_from_synthetic(table, synthetic))
+
+
+def figure(
+    plot: Callable[..., Axes],
+    table: pd.DataFrame,
+    *,
+    width: float | None,
+    height: float,
+    synthetic: bool | None,
+    **kwargs,
+) -> Figure:
+    """A new figure holding one ``plot(table, ax=..., **kwargs)``, with the synthetic note when due.
+
+    ``height`` is in inches at paper size (scaled with the theme's text size); ``width``
+    is in inches, default a paper column (scaled likewise).
+    """
+    fig, ax = plt.subplots(figsize=(width or COLUMN_WIDTH * scale(), height * scale()), layout="constrained")
+    plot(table, ax=ax, synthetic=synthetic, **kwargs)
+    return note_synthetic(fig, drawn_from_synthetic(table, synthetic))
+
+
+def points(size: object) -> float:
+    """A font size (number or name such as ``"small"``) in points."""
+    return FontProperties(size=size).get_size_in_points()
+
+
+def legend_below(ax: Axes, *, ncol: int, xlabel: bool = True, **kwargs) -> None:
+    """A legend centred under ``ax``, clear of its tick labels and axis label (a fixed distance in points)."""
+    rc = plt.rcParams
+    below = points(rc["xtick.labelsize"]) + rc["xtick.major.pad"] + rc["xtick.major.size"] + 3.0
+    if xlabel and ax.get_xlabel():
+        below += points(rc["axes.labelsize"]) + rc["axes.labelpad"]
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=ax.transAxes, ncol=ncol,
+              borderaxespad=below / points(rc["legend.fontsize"]), handlelength=1.0, columnspacing=0.8, **kwargs)
+
+
+def system_label(system: str) -> str:
+    """The tick label of a system: its short name, ``All systems`` for the pooled row."""
+    return "All systems" if system == ALL_SYSTEMS else short_system(system)
+
+
+def text_size(factor: float = 1.0) -> float:
+    """``factor`` times the current tick-label size, in points (for annotations)."""
+    return factor * points(plt.rcParams["xtick.labelsize"])
+
+
+def heatmap(
+    ax: Axes,
+    grid: pd.DataFrame,
+    *,
+    cmap: str,
+    vmin: float | None,
+    vmax: float | None,
+    labels: np.ndarray | None,
+    cbar: bool,
+    cbar_label: str,
+) -> None:
+    """Draw ``grid`` (rows top to bottom) as a heatmap with optional cell texts and colour bar.
+
+    Like :func:`seaborn.heatmap` (white cell borders, text black or white by the
+    cell's luminance) without drawing the whole figure to place tick labels.
+    """
+    data = np.ma.masked_invalid(grid.to_numpy(dtype=float))
+    colormap = sns.color_palette(cmap, as_cmap=True) if isinstance(cmap, str) else cmap
+    mesh = ax.pcolormesh(data, cmap=colormap, vmin=vmin, vmax=vmax, edgecolors="white", linewidth=0.5)
+    ax.set(xlim=(0, data.shape[1]), ylim=(0, data.shape[0]))
+    ax.invert_yaxis()
+    ax.set_xticks(np.arange(data.shape[1]) + 0.5)
+    ax.set_yticks(np.arange(data.shape[0]) + 0.5)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    if labels is not None:
+        colors = mesh.cmap(mesh.norm(data.filled(np.nan)))
+        hidden = np.ma.getmaskarray(data)
+        for (i, j), text in np.ndenumerate(labels):
+            if not text or hidden[i, j]:
+                continue
+            color = "black" if relative_luminance(colors[i, j]) > 0.408 else "white"
+            ax.text(j + 0.5, i + 0.5, text, ha="center", va="center", color=color, fontsize=text_size(0.9))
+    if cbar:
+        bar = ax.figure.colorbar(mesh, ax=ax, shrink=0.9, label=cbar_label)
+        bar.outline.set_linewidth(0)
