@@ -46,10 +46,12 @@ _EXPORTS = {
     "task_means": "sgr_kit.aggregate",
 }
 
-__all__ = ["SgrKitError", "__version__", *_EXPORTS]
+__all__ = ["SgrKitError", "__version__", "explore", *_EXPORTS]
 
 
 def __getattr__(name: str):
+    if name == "explore":  # the explorer package, itself callable: sgr_kit.explore(scores, cells)
+        return importlib.import_module("sgr_kit.explore")
     if name in _EXPORTS:
         return getattr(importlib.import_module(_EXPORTS[name]), name)
     raise AttributeError(f"module 'sgr_kit' has no attribute {name!r}")

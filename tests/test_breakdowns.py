@@ -439,9 +439,10 @@ def test_key_mismatches_by_hand():
     cells, scores = key_mismatch_tables()
     k = key_mismatches(cells, scores)
     assert list(k.columns) == ["system", "task_id", "repeat", "variant", "gold_row", "pred_row", "n_columns",
-                               "n_agree", "differing_columns", "synthetic"]  # fmt: skip
+                               "n_agree", "differing_columns", "differences", "synthetic"]  # fmt: skip
     # default min_share 0.5: only (g1, p0), agreeing on 2 of 3 columns; the key column differs
     assert k[["gold_row", "pred_row", "n_agree", "differing_columns"]].values.tolist() == [[1, 0, 2, "id"]]
+    assert k["differences"].iloc[0].startswith("id: 'K2' written as ")
     # min_share 0: greedy best-first pairing, one-to-one: (g1, p0) then (g0, p1)
     loose = key_mismatches(cells, scores, min_share=0)
     assert loose[["gold_row", "pred_row", "n_agree"]].values.tolist() == [[0, 1, 1], [1, 0, 2]]

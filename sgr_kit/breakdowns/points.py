@@ -363,11 +363,22 @@ def _pairs(omitted: pd.DataFrame, extra: pd.DataFrame, min_share: float) -> pd.D
             kept.append(rec)
     pairs = pd.DataFrame(kept, columns=scored.columns)
     pair_keys = _ANSWER + ["gold_row", "pred_row"]
-    differ = both.loc[~both["agree"], [*pair_keys, "column"]].merge(pairs[pair_keys], on=pair_keys)
+    differ = both.loc[~both["agree"], [*pair_keys, "column", "reference", "raw"]].merge(pairs[pair_keys], on=pair_keys)
     differ["column"] = differ["column"].astype(object)
     joined = {key: "; ".join(group["column"]) for key, group in differ.groupby(pair_keys, sort=False)}
-    pairs["differing_columns"] = [joined.get(key, "") for key in pairs[pair_keys].itertuples(index=False, name=None)]
+    written = {
+        key: "; ".join(f"{c}: {_shown(r)} written as {_shown(w)}" for c, r, w in zip(g["column"], g["reference"], g["raw"]))
+        for key, g in differ.groupby(pair_keys, sort=False)
+    }
+    keys = list(pairs[pair_keys].itertuples(index=False, name=None))
+    pairs["differing_columns"] = [joined.get(key, "") for key in keys]
+    pairs["differences"] = [written.get(key, "") for key in keys]
     return pairs
+
+
+def _shown(value: object) -> str:
+    """A cell value quoted for a table of differences (missing values as ``-``)."""
+    return "-" if value is None or (isinstance(value, float) and pd.isna(value)) else repr(str(value))
 
 
 def key_mismatches(cells: pd.DataFrame, scores: pd.DataFrame, *, min_share: float = 0.5) -> pd.DataFrame:
@@ -384,10 +395,11 @@ def key_mismatches(cells: pd.DataFrame, scores: pd.DataFrame, *, min_share: floa
     -------
     DataFrame
         ``system, task_id, repeat, variant, gold_row, pred_row, n_columns, n_agree,
-        differing_columns, synthetic``: one row per pair; ``n_columns`` is the
+        differing_columns, differences, synthetic``: one row per pair; ``n_columns`` is the
         schema's width, ``n_agree`` the columns where the extra row's canonical value
         equals the omitted row's reference value, ``differing_columns`` the others
-        (``"; "``-separated, in schema order; they include the key columns).
+        (``"; "``-separated, in schema order; they include the key columns) and
+        ``differences`` each of them as ``column: 'reference' written as 'raw answer text'``.
 
     Examples
     --------
@@ -412,17 +424,17 @@ def key_mismatches(cells: pd.DataFrame, scores: pd.DataFrame, *, min_share: floa
     read = table.loc[~table["failed"] & (table["omitted_row"] > 0) & (table["extra_row"] > 0), _ANSWER]
     subset = cells.astype({"system": object, "task_id": object}).merge(read, on=_ANSWER)
     omitted = subset.loc[subset["verdict"] == "omitted_row", _ANSWER + ["gold_row", "column", "reference"]]
-    extra = subset.loc[subset["verdict"] == "extra_row", _ANSWER + ["pred_row", "column", "canonical"]]
+    extra = subset.loc[subset["verdict"] == "extra_row", _ANSWER + ["pred_row", "column", "canonical", "raw"]]
     pairs = _pairs(omitted, extra, float(min_share))
     variants = scores.astype({"system": object, "task_id": object}).set_index(_ANSWER)["variant"]
     pairs["variant"] = pd.MultiIndex.from_frame(pairs[_ANSWER]).map(variants.to_dict()) if len(pairs) else []
     pairs["synthetic"] = is_synthetic(scores)
     pairs = pairs.sort_values(_ANSWER + ["gold_row"]).reset_index(drop=True)
     out = pairs[["system", "task_id", "repeat", "variant", "gold_row", "pred_row", "n_columns", "n_agree",
-                 "differing_columns", "synthetic"]]  # fmt: skip
+                 "differing_columns", "differences", "synthetic"]]  # fmt: skip
     out = out.astype({"system": TEXT_DTYPE, "task_id": TEXT_DTYPE, "variant": TEXT_DTYPE, "repeat": "int64",
                       "gold_row": "int64", "pred_row": "int64", "n_columns": "int64", "n_agree": "int64",
-                      "differing_columns": TEXT_DTYPE})  # fmt: skip
+                      "differing_columns": TEXT_DTYPE, "differences": TEXT_DTYPE})  # fmt: skip
     return out
 
 
