@@ -31,22 +31,22 @@ def write_fixture(folder: Path) -> dict[str, list[str] | str]:
     """Six base problems in both variants, three systems, audit labels, one hostile answer."""
     folder.mkdir(parents=True, exist_ok=True)
     tasks, runs, audit = [], [], []
-    domains = ["NVD", "ARXIV", "GEO", "USGS", "FDA", "CENSUS"]
+    domains = ["NVD", "ARXIV", "KEGG_BRITE", "WATER_OFFICE", "CFPB_REPORTS", "CENSUS_GOV"]
     for i, domain in enumerate(domains):
         rows = [f"K{i}-{r}|{10 * r + i}|x{r}" for r in range(1 + i % 4)]
         reference = "key|value|note\n" + "\n".join(rows)
         for suffix in ("", "-g"):
-            tid = f"{domain.lower()}_00{i + 1}{suffix}"
+            tid = f"{domain.lower().split('_')[0]}_00{i + 1}{suffix}"
             tasks.append({"task_id": tid, "domain": domain, "oracle_answer": reference,
                           "output_format": "Return key|value|note rows."})
             for s, system in enumerate(("Alpha", "Beta", "GPT-5.5")):
                 kept = rows[: max(1, len(rows) - s)]
                 answer = "key|value|note\n" + "\n".join(kept)
-                if system == "Beta" and i == 0 and suffix == "":
-                    answer += f"\n{HOSTILE}|1|x"
+                if system == "Beta" and i == 1 and suffix == "":  # the omitted row written with a hostile key
+                    answer += "\n" + "|".join([HOSTILE, *rows[-1].split("|")[1:]])
                 runs.append({"system": system, "task_id": tid, "answer": answer})
                 audit.append({"system": system, "task_id": tid,
-                              "label": "correct" if kept == rows else "incomplete_retrieval"})
+                              "label": "correct" if kept == rows else "scope_drift"})
     (folder / "tasks.jsonl").write_text("\n".join(json.dumps(t) for t in tasks) + "\n")
     (folder / "runs.jsonl").write_text("\n".join(json.dumps(r) for r in runs) + "\n")
     pd.DataFrame(audit).to_csv(folder / "audit.csv", index=False)
@@ -182,6 +182,7 @@ def test_a_failing_notebook_is_named_the_others_build_and_the_exit_status_is_not
     params = nbformat.v4.new_code_cell("scores_path = None\noutput_dir = None")
     params.metadata["tags"] = ["parameters"]
     nb.cells = [params, nbformat.v4.new_code_cell("raise ValueError('deliberate failure')")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     failing = tmp_path / "99_failing.ipynb"
     nbformat.write(nb, failing)
     out = tmp_path / "report"

@@ -79,7 +79,11 @@ def notebook_parameters(notebook: str | os.PathLike) -> dict[str, Any]:
     path = Path(notebook)
     if not path.is_file():
         raise SgrKitError(f"notebook {path} does not exist")
-    return {name: info["default"] for name, info in papermill.inspect_notebook(str(path)).items()}
+    try:
+        found = papermill.inspect_notebook(str(path))
+    except ValueError as exc:  # e.g. no kernel name in the notebook's metadata
+        raise SgrKitError(f"notebook {path}: cannot read its parameters cell ({exc})") from None
+    return {name: info["default"] for name, info in found.items()}
 
 
 def parse_parameter(name: str, text: str) -> Any:
