@@ -42,6 +42,7 @@ _EXPORTS = {
     "load_rules": "sgr_kit.rules",
     "load_inputs": "sgr_kit.pipeline",
     "score_files": "sgr_kit.pipeline",
+    "score_files_to": "sgr_kit.pipeline",
     "system_means": "sgr_kit.aggregate",
     "task_means": "sgr_kit.aggregate",
 }

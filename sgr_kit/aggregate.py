@@ -11,6 +11,10 @@ failure policy:
 ``"exclude"``
     they are left out of the mean (and counted in ``n_failed``).
 
+A ``scorer_error`` answer (scoring itself failed: the scorer's fault, not the answer's;
+:data:`~sgr_kit.schema.UNSCORED_STATUSES`) is left out of every mean under both policies,
+never counted as a zero; it is counted in ``n_failed``.
+
 Repeats of one (system, task) are averaged first, so that every task weighs
 the same whatever its number of repeats.
 """
@@ -21,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import SgrKitError
-from .schema import FAILED_STATUSES, METRICS, check_failure_policy
+from .schema import FAILED_STATUSES, METRICS, UNSCORED_STATUSES, check_failure_policy
 
 __all__ = ["apply_failure_policy", "task_means", "system_means"]
 
@@ -48,6 +52,7 @@ def apply_failure_policy(scores: pd.DataFrame, *, failure_policy: str = "zero") 
         Output of :func:`sgr_kit.score.score_runs`.
     failure_policy : {"zero", "exclude"}
         ``zero`` sets the metrics of failed answers to 0; ``exclude`` drops those rows.
+        Answers whose scoring failed (``scorer_error``) are dropped under both policies.
 
     Returns
     -------
@@ -64,12 +69,14 @@ def apply_failure_policy(scores: pd.DataFrame, *, failure_policy: str = "zero") 
     1
     """
     _check(scores, failure_policy)
-    failed = scores["status"].isin(FAILED_STATUSES)
-    out = scores.copy()
+    status = scores["status"]
+    failed = status.isin(FAILED_STATUSES)
+    unscored = status.isin(UNSCORED_STATUSES)
     if failure_policy == "zero":
-        out.loc[failed, list(METRICS)] = 0.0
+        out = scores.loc[~unscored].copy()
+        out.loc[failed[~unscored], list(METRICS)] = 0.0
         return out
-    return out.loc[~failed].copy()
+    return scores.loc[~failed].copy()
 
 
 def task_means(scores: pd.DataFrame, *, failure_policy: str = "zero") -> pd.DataFrame:

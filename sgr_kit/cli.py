@@ -3,12 +3,16 @@
 Every user-input problem is reported as ``sgr-kit: error: ...`` on stderr with
 exit status 2; the message names the file, line or task and what was expected.
 A closed output pipe (``sgr-kit summary scores.csv | head``) ends the command quietly.
+``Ctrl-C`` (SIGINT) and SIGTERM stop the command cleanly: files being written are
+temporary files that are removed, earlier outputs stay as they were, and the exit
+status is 130 (SIGINT) or 143 (SIGTERM).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import warnings
 from pathlib import Path
@@ -35,28 +39,39 @@ def _scoring_options(p: argparse.ArgumentParser, *, required: bool = True) -> No
     p.add_argument("--no-progress", action="store_true", help="show no progress bar while scoring")
 
 
-def _cmd_score(args: argparse.Namespace) -> int:
-    from .output import check_writable, write_table
-    from .pipeline import score_files
-    from .schema import SYNTHETIC_NOTE, is_synthetic
+def _workers(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of worker processes >= 1; found {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of worker processes >= 1; found {value!r}")
+    return number
 
-    if args.cells and Path(args.cells).resolve() == Path(args.out).resolve():
-        raise SgrKitError(f"--out and --cells name the same file {args.out}; give two different files")
-    check_writable(args.out, force=args.force, what="--out", suffixes=(".csv", ".parquet"))
-    if args.cells:
-        check_writable(args.cells, force=args.force, what="--cells output", suffixes=(".csv", ".parquet"))
-    _, _, (scores, cells) = score_files(
-        args.tasks, args.runs, profile=args.profile, rules=args.rules, pairing=args.pairing,
-        strict_pairing=args.strict_pairing, progress=not args.no_progress,
-    )
-    write_table(scores, args.out, force=args.force)
-    if args.cells:
-        write_table(cells, args.cells, force=args.force)
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    from .pipeline import score_files_to
+    from .schema import SYNTHETIC_NOTE, UNSCORED_STATUSES, is_synthetic
+    from .score.parallel import default_workers
+
+    workers = args.workers if args.workers is not None else default_workers()
+    _, _, scores = score_files_to(
+        args.tasks, args.runs, args.out, cells=args.cells, profile=args.profile, rules=args.rules,
+        pairing=args.pairing, strict_pairing=args.strict_pairing, workers=workers, force=args.force,
+        progress=not args.no_progress,
+    )  # fmt: skip
     counts = scores["status"].value_counts().to_dict()
     print(
         f"scored {len(scores)} answers ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}) "
         f"with profile '{args.profile}' -> {args.out}" + (f"; cells -> {args.cells}" if args.cells else "")
     )
+    unscored = sum(counts.get(s, 0) for s in UNSCORED_STATUSES)
+    if unscored:
+        warnings.warn(
+            f"{unscored} answer(s) could not be scored (status {', '.join(UNSCORED_STATUSES)}: a fault of sgr-kit, "
+            f"not of the answers; the reason column holds the error); they are left out of every mean",
+            UserWarning, stacklevel=1,
+        )  # fmt: skip
     if is_synthetic(scores):
         print(SYNTHETIC_NOTE)
     return 0
@@ -65,7 +80,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from .prepare import validate
 
-    report = validate(args.tasks, pairing=args.pairing, strict_pairing=args.strict_pairing)
+    report = validate(args.tasks, pairing=args.pairing, strict_pairing=args.strict_pairing, runs=args.runs)
     print(report.text())
     return 0 if report.ok else 1
 
@@ -144,12 +159,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cells", metavar="FILE",
                    help="also write every answer's per-cell records to this .csv or .parquet file")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
+    p.add_argument("--workers", type=_workers, default=None, metavar="N",
+                   help="score in N worker processes (default: the machine's cores); the output is the same "
+                        "for every N, and small runs are scored in one process")
     p.set_defaults(func=_cmd_score)
 
-    p = sub.add_parser("validate", help="check task files: pairing, duplicates, references, schemas",
-                       description="Report every problem in task files at once, without scoring.")
+    p = sub.add_parser("validate", help="check task files (and runs files against them) without scoring",
+                       description="Report every problem in task files at once, without scoring; with --runs, "
+                                   "also every problem of the answers: unknown task ids (with the closest "
+                                   "known ids), duplicate answers, empty answers, unreadable lines.")
     p.add_argument("--tasks", action="append", required=True, metavar="PATH",
                    help="release JSONL file, folder, parquet file or Hugging Face dataset id (repeatable)")
+    p.add_argument("--runs", action="append", metavar="PATH",
+                   help="answers to check against the tasks: JSONL or CSV file, or a folder (repeatable)")
     p.add_argument("--pairing", metavar="FILE", help="explicit task_id,base_id pairing of goal tasks (CSV or JSON)")
     p.add_argument("--strict-pairing", action="store_true", help="treat every pairing warning as an error")
     p.set_defaults(func=_cmd_validate)
@@ -217,9 +239,22 @@ def _quiet_broken_pipe() -> int:
     return 0
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that files being written are cleaned up as for Ctrl-C."""
+
+
+def _terminate(signum, frame) -> None:
+    raise _Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``sgr-kit`` console script."""
     args = build_parser().parse_args(argv)
+    previous = None
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread (e.g. called from a worker thread): leave SIGTERM alone
+        pass
     with warnings.catch_warnings():
         warnings.simplefilter("default")
         warnings.showwarning = _show_warning
@@ -233,8 +268,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"sgr-kit: error: {exc}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:
-            print("sgr-kit: interrupted", file=sys.stderr)
+            print("sgr-kit: interrupted; unfinished output files were removed", file=sys.stderr)
             return 130
+        except _Terminated:
+            print("sgr-kit: terminated; unfinished output files were removed", file=sys.stderr)
+            return 143
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

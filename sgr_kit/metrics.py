@@ -14,6 +14,8 @@ reference scorer (Appendix A's conservative convention for P.O.A.).
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from typing import Hashable, Sequence
 
 from .errors import SgrKitError
@@ -106,7 +108,9 @@ def ordered_pairs(positions: Sequence[int]) -> tuple[int, int]:
     -------
     tuple of int
         ``(correct_pairs, pairs)``: pairs ``i < j`` with
-        ``positions[i] < positions[j]``, and all ``n (n - 1) / 2`` pairs.
+        ``positions[i] < positions[j]``, and all ``n (n - 1) / 2`` pairs. Counted with a
+        sorted list of the earlier positions, in ``O(n log n)`` comparisons (a 1,000-row
+        answer has half a million pairs).
 
     Examples
     --------
@@ -115,9 +119,11 @@ def ordered_pairs(positions: Sequence[int]) -> tuple[int, int]:
     """
     n = len(positions)
     correct = 0
-    for i in range(n - 1):
-        here = positions[i]
-        correct += sum(1 for later in positions[i + 1 :] if here < later)
+    seen: list = []  # earlier positions, sorted: each new one is later than bisect_left(...) of them
+    for here in positions:
+        k = bisect_left(seen, here)
+        correct += k
+        seen.insert(k, here)
     return correct, n * (n - 1) // 2
 
 

@@ -1,26 +1,38 @@
 """The one atomic writer: result tables and text files, never over a user's file unasked.
 
 Every output of sgr-kit (scores, cells, summaries, report pages, the demo folder) goes
-through :func:`write_table`, :func:`write_text` or :func:`write_bytes`: the content is
-written to a temporary file in the target folder and moved into place only when complete,
-so a reader never sees half a file and an interrupted run leaves any earlier file intact.
-New files get the permissions the user's umask gives an ordinary new file.
+through this module: :func:`write_table`, :func:`write_text` or :func:`write_bytes` for a
+whole file, :func:`table_stream` for a table written batch by batch (the per-cell records
+of a large run). The content is written to a temporary file in the target folder
+(:func:`atomic_path`) and moved into place only when complete, so a reader never sees half
+a file, and an interrupted run (an exception, ``Ctrl-C``, or ``SIGTERM`` once the command
+line turns it into an exception) removes the temporary file and leaves any earlier file
+intact. New files get the permissions the user's umask gives an ordinary new file.
+
+Names that come from data (a task id, a system name) never choose where a file goes
+unchecked: :func:`child_path` turns such a name into one file name inside a folder.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import pandas as pd
 
 from .errors import SgrKitError
 
-__all__ = ["TABLE_SUFFIXES", "check_writable", "write_table", "write_text", "write_bytes", "atomic_file"]
+__all__ = [
+    "TABLE_SUFFIXES", "check_writable", "atomic_path", "atomic_file", "write_table", "write_text", "write_bytes",
+    "TableStream", "table_stream", "child_path",
+]  # fmt: skip
 
 TABLE_SUFFIXES = (".csv", ".parquet")
+_UNSAFE = re.compile(r"[^\w.-]|^\.+")
 
 
 def _umask_mode() -> int:
@@ -55,20 +67,43 @@ def check_writable(
     return out
 
 
-def atomic_file(path: str | os.PathLike, write: Callable[[str], None]) -> Path:
-    """Call ``write(tmp)`` to fill a temporary file beside ``path``, then move it into place."""
+@contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[str]:
+    """Yield a temporary file name beside ``path``; move the file into place when the block completes.
+
+    When the block raises (any exception, ``KeyboardInterrupt`` and ``SystemExit``
+    included) the temporary file is removed and ``path`` is left as it was.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> with atomic_path(folder / "a.txt") as tmp:
+    ...     _ = Path(tmp).write_text("done")
+    >>> (folder / "a.txt").read_text(), sorted(p.name for p in folder.iterdir())
+    ('done', ['a.txt'])
+    """
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise SgrKitError(f"output {out}: a parent folder is an existing file") from None
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     os.close(fd)
     try:
-        write(tmp)
+        yield tmp
         os.chmod(tmp, _umask_mode())
         os.replace(tmp, out)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-    return out
+
+
+def atomic_file(path: str | os.PathLike, write: Callable[[str], None]) -> Path:
+    """Call ``write(tmp)`` to fill a temporary file beside ``path``, then move it into place."""
+    with atomic_path(path) as tmp:
+        write(tmp)
+    return Path(path)
 
 
 def write_table(frame: pd.DataFrame, path: str | os.PathLike, *, force: bool = False) -> Path:
@@ -102,3 +137,139 @@ def write_bytes(data: bytes, path: str | os.PathLike, *, force: bool = False) ->
     """Write ``data`` to ``path`` atomically; an existing file only with ``force``."""
     out = check_writable(path, force=force)
     return atomic_file(out, lambda tmp: Path(tmp).write_bytes(data))
+
+
+class TableStream:
+    """A table being written batch by batch (see :func:`table_stream`).
+
+    Parquet files get row groups of ``row_group_rows`` rows whatever the batches' sizes, so
+    the same rows in the same order always give the same file; CSV files get one header and
+    the rows as :meth:`pandas.DataFrame.to_csv` writes them.
+
+    Attributes
+    ----------
+    rows : int
+        Rows written so far.
+    """
+
+    def __init__(self, tmp: str, *, schema, parquet: bool, row_group_rows: int) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        self._pa = pa
+        self._schema = schema
+        self._row_group_rows = row_group_rows
+        self._pending: list = []
+        self._pending_rows = 0
+        self.rows = 0
+        if parquet:
+            self._writer = pq.ParquetWriter(tmp, schema)
+            self._csv = None
+        else:
+            self._writer = None
+            self._csv = open(tmp, "w", encoding="utf-8", newline="")
+
+    def write(self, batch) -> None:
+        """Append a :class:`pyarrow.RecordBatch` (or Table) with the stream's schema."""
+        if batch is None or batch.num_rows == 0:
+            return
+        if not batch.schema.equals(self._schema, check_metadata=False):
+            raise SgrKitError(f"table stream: a batch has schema {batch.schema}; expected {self._schema}")
+        self.rows += batch.num_rows
+        if self._csv is not None:
+            table = batch if isinstance(batch, self._pa.Table) else self._pa.Table.from_batches([batch])
+            table.to_pandas().to_csv(self._csv, index=False, header=self.rows == batch.num_rows)
+            return
+        self._pending += batch.to_batches() if isinstance(batch, self._pa.Table) else [batch]
+        self._pending_rows += batch.num_rows
+        if self._pending_rows >= self._row_group_rows:
+            self._flush(final=False)
+
+    def _flush(self, *, final: bool) -> None:
+        if not self._pending:
+            return
+        pa = self._pa
+        table = pa.Table.from_batches(self._pending, schema=self._schema)
+        size = self._row_group_rows
+        full = table.num_rows if final else table.num_rows - table.num_rows % size
+        if full:
+            self._writer.write_table(table.slice(0, full), row_group_size=size)
+        rest = table.slice(full)
+        self._pending = rest.to_batches() if rest.num_rows else []
+        self._pending_rows = rest.num_rows
+
+    def close(self, *, complete: bool) -> None:
+        """Finish the file (``complete``) or just release it (on failure)."""
+        if self._csv is not None:
+            if complete and self.rows == 0:
+                self._pa.Table.from_batches([], schema=self._schema).to_pandas().to_csv(self._csv, index=False)
+            self._csv.close()
+            return
+        if complete:
+            self._flush(final=True)
+            if self.rows == 0:
+                self._writer.write_table(self._pa.Table.from_batches([], schema=self._schema))
+        self._writer.close()
+
+
+@contextmanager
+def table_stream(
+    path: str | os.PathLike, *, schema, force: bool = False, row_group_rows: int = 262_144
+) -> Iterator[TableStream]:
+    """Write a table batch by batch, atomically: ``with table_stream(path, schema=...) as out: out.write(batch)``.
+
+    The suffix chooses the format (``.parquet`` through :class:`pyarrow.parquet.ParquetWriter`,
+    ``.csv``); memory holds at most one row group, not the whole table. An existing file is
+    replaced only with ``force``, and only when the block completes.
+
+    Parameters
+    ----------
+    path : path
+    schema : pyarrow.Schema
+        Every batch's schema (its pandas metadata decides the dtypes a reader gets back).
+    force : bool, default False
+    row_group_rows : int, default 262144
+        Rows per parquet row group.
+
+    Examples
+    --------
+    >>> import tempfile, pyarrow as pa
+    >>> path = Path(tempfile.mkdtemp()) / "t.parquet"
+    >>> schema = pa.schema([("a", pa.int64())])
+    >>> with table_stream(path, schema=schema, row_group_rows=2) as out:
+    ...     for start in (0, 3):
+    ...         out.write(pa.record_batch([pa.array(range(start, start + 3))], schema=schema))
+    >>> pd.read_parquet(path)["a"].tolist()
+    [0, 1, 2, 3, 4, 5]
+    """
+    out = check_writable(path, force=force, suffixes=TABLE_SUFFIXES)
+    with atomic_path(out) as tmp:
+        stream = TableStream(tmp, schema=schema, parquet=out.suffix.lower() == ".parquet",
+                             row_group_rows=row_group_rows)  # fmt: skip
+        try:
+            yield stream
+        except BaseException:
+            stream.close(complete=False)
+            raise
+        stream.close(complete=True)
+
+
+def child_path(folder: str | os.PathLike, name: str, *, suffix: str = "") -> Path:
+    """A file inside ``folder`` named after ``name`` (a task id, a system name), never outside it.
+
+    Every character other than letters, digits, ``_``, ``.`` and ``-`` becomes ``_``, and
+    leading dots are replaced, so ``/``, ``..`` and absolute paths cannot leave the folder.
+
+    Examples
+    --------
+    >>> child_path("out", "../../etc/passwd", suffix=".md").as_posix()
+    'out/__.._etc_passwd.md'
+    >>> child_path("out", "/tmp/x").as_posix(), child_path("out", "arxiv_001-g").as_posix()
+    ('out/_tmp_x', 'out/arxiv_001-g')
+    """
+    safe = _UNSAFE.sub("_", str(name)) or "_"
+    base = Path(folder)
+    out = base / f"{safe}{suffix}"
+    if out.parent != base:  # pragma: no cover - the substitution leaves no separator
+        raise SgrKitError(f"name {name!r} would leave the folder {base}")
+    return out

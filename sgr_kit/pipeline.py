@@ -25,7 +25,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from .errors import SgrKitError
-from .load import RunSet, load_runs, load_scores, read_table
+from .load import RunSet, load_audit, load_runs, load_scores, read_table
 from .output import TABLE_SUFFIXES, check_writable, table_stream, write_table
 from .prepare import TaskSet, load_tasks
 from .resources import demo_paths

@@ -20,6 +20,13 @@ task or base entry naming a column its task does not have is an error.
 
 Tolerances are absolute (``|prediction - reference| <= tolerance``) and apply
 only where a user asks for them: the scorer never adds one.
+
+A column a rules file types ``integer`` or ``decimal`` compares cells as numbers; a cell
+that is not a number there (``v1``, ``NA``) is invalid, and an invalid cell never matches
+anything, not even the identical invalid text in the reference (scoring warns, once per
+task and column, when the reference itself holds such cells). The benchmark's own rule
+(an invalid marker matches the identical invalid text, so ``NA`` matches ``NA``) is kept
+for types the task's rubric declares, which the ``strict`` profile must reproduce.
 """
 
 from __future__ import annotations
@@ -160,6 +167,26 @@ class Rules:
                 )
             schema = _apply_entry(schema, entry, tolerance)
         return schema, tolerance
+
+    def declared_types(self, task: Task) -> dict[str, str]:
+        """The column types the rules give ``task`` (the most specific entry wins).
+
+        Examples
+        --------
+        >>> from sgr_kit.types import Schema, Task
+        >>> task = Task("t_001", "t_001", "constraint", "X", "x", "x", Schema(("a", "b"), ("a",)), "a|b", 1, "1-2")
+        >>> Rules(entries=(("*", TaskRules(types=(("b", "integer"),))),)).declared_types(task)
+        {'b': 'integer'}
+        """
+        order = {ALL_TASKS: 0, task.base_id: 1, task.task_id: 2}
+        types: dict[str, str] = {}
+        for _, _, selector, entry in sorted(
+            (order[s], i, s, r) for i, (s, r) in enumerate(self.entries) if s in order
+        ):
+            if selector == ALL_TASKS and any(c not in task.schema.columns for c in entry.columns()):
+                continue
+            types.update(entry.types)
+        return types
 
     def describe(self) -> str:
         """One line per entry, for the command line.

@@ -54,3 +54,14 @@ def test_bad_policy_and_bad_table(scores):
         system_means(scores, failure_policy="drop")
     with pytest.raises(SgrKitError, match="lacks column.*poa"):
         system_means(scores.drop(columns="poa"))
+
+
+@pytest.mark.parametrize("policy", ["zero", "exclude"])
+def test_a_scorer_error_is_never_a_zero(scores, policy):
+    broken = scores.copy()
+    broken.loc[0, "status"] = "scorer_error"  # a's t1 repeat 0 (1.0 if it had been scored)
+    broken.loc[0, ["item_f1", "row_f1", "poa"]] = np.nan
+    kept = apply_failure_policy(broken, failure_policy=policy)
+    assert "scorer_error" not in set(kept["status"])
+    means = task_means(broken, failure_policy=policy).set_index(["system", "task_id"])
+    assert means.loc[("a", "t1"), "item_f1"] == 0.5  # only repeat 1 (0.5) is left, not (0 + 0.5) / 2

@@ -118,3 +118,189 @@ def test_demo_command_never_overwrites_a_changed_file_unasked(tmp_path, capsys):
     assert runs.read_text() == "my edits\n"
     assert main(["demo", "--out", str(out), "--force"]) == 0
     assert runs.read_text() != "my edits\n"
+
+
+# --- hardening: pipes, outputs, reading errors, validate --runs, workers, signals
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
+SGR_KIT = [sys.executable, "-m", "sgr_kit.cli"]
+
+
+def _score_args(files, out, *more):
+    return ["score", "--tasks", str(files / "tasks.jsonl"), "--runs", str(files / "runs.jsonl"), "--out", str(out),
+            "--no-progress", *more]
+
+
+def test_a_closed_pipe_ends_the_command_quietly(tmp_path):
+    # a summary long enough to overflow the pipe: `sgr-kit summary scores.csv | head -1`
+    systems = [f"system-{i:04d}-with-a-name-long-enough-to-fill-the-pipe" for i in range(400)]  # about 150 KB
+    table = pd.DataFrame({"system": systems, "task_id": "t_001", "variant": "constraint", "repeat": 0,
+                          "status": "parsed", "item_f1": 0.5, "row_f1": 0.5, "poa": 1.0})
+    table.to_csv(tmp_path / "scores.csv", index=False)
+    writer = subprocess.Popen([*SGR_KIT, "summary", str(tmp_path / "scores.csv")], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)  # fmt: skip
+    head = subprocess.Popen(["head", "-1"], stdin=writer.stdout, stdout=subprocess.PIPE)
+    writer.stdout.close()  # only head reads the pipe now
+    first, _ = head.communicate(timeout=120)
+    err = writer.stderr.read().decode()
+    assert writer.wait(timeout=120) == 0
+    assert first.decode().startswith("scores.csv") or "answers" in first.decode()
+    assert "Traceback" not in err and "BrokenPipe" not in err and "Exception ignored" not in err
+
+
+def test_out_and_cells_naming_one_file_are_refused_before_anything_is_written(files, capsys):
+    out = files / "o.csv"
+    rc = main(_score_args(files, out, "--cells", str(files / "." / "o.csv")))
+    assert rc == 2 and "--out and --cells name the same file" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_an_output_below_a_file_or_on_a_folder_is_an_error(files, capsys):
+    (files / "existing").write_text("keep\n")
+    assert main(_score_args(files, files / "existing" / "o.csv")) == 2
+    assert "existing is an existing file, not a folder" in capsys.readouterr().err
+    (files / "dir.csv").mkdir()
+    assert main(_score_args(files, files / "dir.csv")) == 2
+    assert "dir.csv is a directory; expected a file name" in capsys.readouterr().err
+    assert main(_score_args(files, files / "o.csv", "--cells", str(files / "existing" / "c.parquet"))) == 2
+    assert "--cells output" in capsys.readouterr().err and not (files / "o.csv").exists()
+    assert (files / "existing").read_text() == "keep\n"
+
+
+@pytest.mark.parametrize(("name", "content", "message"), [
+    ("s.csv", 'system,task_id,variant,repeat,status,item_f1,row_f1,poa\nA,t,goal,0,parsed,1,1,"1\n',
+     r"s\.csv:2: not valid CSV: a quoted field opened on this line is never closed"),
+    ("s.parquet", "PAR1garbage", r"s\.parquet: not a readable parquet file"),
+    ("s.csv", "system,task_id,variant,repeat,status,item_f1,row_f1,poa\nA,t,goal,0,parsed,1,one,1\n",
+     r"s\.csv:2: column 'row_f1' holds 'one'; expected a number in \[0, 1\]"),
+])  # fmt: skip
+def test_summary_of_a_damaged_scores_table_is_an_error_without_traceback(tmp_path, capsys, name, content, message):
+    (tmp_path / name).write_text(content)
+    assert main(["summary", str(tmp_path / name)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("sgr-kit: error: ") and "Traceback" not in err
+    assert __import__("re").search(message, err)
+
+
+def test_validate_checks_a_runs_file_against_the_tasks(files, capsys):
+    runs = files / "check.jsonl"
+    runs.write_text("\n".join(json.dumps(r) for r in [
+        {"system": "A", "task_id": "kegg_90", "answer": "x"},
+        {"system": "A", "task_id": "kegg_900", "answer": "x"},
+        {"system": "A", "task_id": "kegg_900", "answer": "y"},
+        {"system": "B", "task_id": "kegg_900-g", "answer": "  "},
+    ]) + "\n")
+    rc = main(["validate", "--tasks", str(files / "tasks.jsonl"), "--runs", str(runs)])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "check.jsonl:1: unknown task id 'kegg_90'" in out and "closest known ids: kegg_900" in out
+    assert "check.jsonl:3: duplicate answer for system 'A', task kegg_900, repeat 0 (first at" in out
+    assert "check.jsonl:4: the answer of system 'B' to task kegg_900-g (repeat 0) is empty" in out
+    assert "A: 1 of 2 tasks answered; 1 will be scored missing (kegg_900-g)" in out
+    assert "result: FAILED (2 errors" in out
+
+
+def test_null_and_non_string_answers_are_noted_once_per_file(files, capsys):
+    runs = files / "typed.jsonl"
+    runs.write_text('{"system": "A", "task_id": "kegg_900", "answer": ["K00001|alpha|12"]}\n'
+                    '{"system": "A", "task_id": "kegg_900-g", "answer": null}\n'
+                    '{"system": "B", "task_id": "kegg_900-g", "answer": null}\n')
+    rc = main(["score", "--tasks", str(files / "tasks.jsonl"), "--runs", str(runs), "--out", str(files / "s.csv"),
+               "--no-progress"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert rc == 0
+    assert err.count("2 answers are null (first at") == 1 and "scored as missing" in err
+    assert "1 answer is a JSON list, object or number, not a string" in err
+
+
+def _big_runs(path: Path, repeats: int) -> Path:
+    answers = [json.loads(line) for line in (DEMO / "runs.jsonl").read_text(encoding="utf-8").splitlines()]
+    with path.open("w", encoding="utf-8") as fh:
+        for r in range(repeats):
+            for a in answers:
+                fh.write(json.dumps({**a, "repeat": r * 10 + int(a.get("repeat", 0))}) + "\n")
+    return path
+
+
+def test_workers_give_byte_identical_outputs(tmp_path, monkeypatch, capsys):
+    import sgr_kit.score.parallel as parallel
+
+    monkeypatch.setattr(parallel, "BATCH_ANSWERS", 100)  # many batches, so that two workers really start
+    runs = _big_runs(tmp_path / "runs.jsonl", 1)
+    outputs = {}
+    for workers in ("1", "2"):
+        folder = tmp_path / f"w{workers}"
+        rc = main(["score", "--tasks", str(DEMO / "constraint.jsonl"), "--tasks", str(DEMO / "goal.jsonl"),
+                   "--runs", str(runs), "--out", str(folder / "scores.csv"), "--cells", str(folder / "cells.parquet"),
+                   "--workers", workers, "--no-progress"])  # fmt: skip
+        assert rc == 0
+        outputs[workers] = [(folder / n).read_bytes() for n in ("scores.csv", "cells.parquet")]
+    assert outputs["1"] == outputs["2"]
+
+
+def test_workers_must_be_a_positive_number(capsys):
+    with pytest.raises(SystemExit):
+        main(["score", "--tasks", "t", "--runs", "r", "--out", "o.csv", "--workers", "0"])
+    assert "expected a whole number of worker processes >= 1; found '0'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("how", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_an_interrupted_score_leaves_the_earlier_outputs_intact(tmp_path, how, status):
+    runs = _big_runs(tmp_path / "runs.jsonl", 12)  # about 14,500 answers: several seconds of writing
+    out, cells = tmp_path / "scores.csv", tmp_path / "cells.parquet"
+    out.write_text("earlier scores\n")
+    cells.write_bytes(b"earlier cells")
+    process = subprocess.Popen(
+        [*SGR_KIT, "score", "--tasks", str(DEMO / "constraint.jsonl"), "--tasks", str(DEMO / "goal.jsonl"),
+         "--runs", str(runs), "--out", str(out), "--cells", str(cells), "--force", "--no-progress", "--workers", "2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not any(p.name.startswith(".cells.parquet.") for p in tmp_path.iterdir()):  # mid-write
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(0.3)
+    os.kill(process.pid, how)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == status, err.decode()
+    assert "Traceback" not in err.decode() and "unfinished output files were removed" in err.decode()
+    assert out.read_text() == "earlier scores\n" and cells.read_bytes() == b"earlier cells"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cells.parquet", "runs.jsonl", "scores.csv"]
+    deadline = time.monotonic() + 20
+    while _running_in_group(process.pid):  # no worker process is left behind (dead ones may await reaping)
+        assert time.monotonic() < deadline, _running_in_group(process.pid)
+        time.sleep(0.1)
+
+
+def _running_in_group(group: int) -> list[int]:
+    """Processes of a process group that are not zombies (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[2]) == group and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def test_report_takes_every_scoring_option_of_score():
+    from sgr_kit.cli import build_parser
+
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, __import__("argparse")._SubParsersAction))
+    options = {name: {o for a in sub._actions for o in a.option_strings} for name, sub in action.choices.items()}
+    scoring = {"--tasks", "--runs", "--profile", "--rules", "--pairing", "--strict-pairing", "--no-progress"}
+    assert scoring <= options["score"] and scoring <= options["report"]

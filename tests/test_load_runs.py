@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sgr_kit.errors import SgrKitError
-from sgr_kit.load import RunSet, load_runs
+from sgr_kit.load import RunSet, load_runs, read_runs
 from sgr_kit.prepare import load_tasks
 from sgr_kit.types import Answer
 
@@ -55,7 +55,8 @@ def test_jsonl_answers_with_repeats_nulls_and_json_answers(tmp_path):
         (json.dumps(entry(repeat="first")), r"runs\.jsonl:2: repeat should be an integer >= 0; found 'first'"),
         (json.dumps(entry(repeat=1.5)), r"runs\.jsonl:2: repeat should be an integer >= 0; found 1\.5"),
         (json.dumps(entry(repeat=True)), r"runs\.jsonl:2: repeat should be an integer >= 0; found True"),
-        (json.dumps(entry(answer=42)), r"runs\.jsonl:2: answer should be a string, null, or a JSON object or list"),
+        (json.dumps(entry(repeat=3, answer=True)), r"runs\.jsonl:2: answer is true; expected a string, null \(no answer\), "
+                                                   r"or a JSON list, object or number"),
         (json.dumps(entry(task_id="nvd_01")), r"runs\.jsonl:2: unknown task id 'nvd_01' \(not among the 3 loaded "
                                               r"tasks\); closest known ids: nvd_001"),
         (json.dumps(entry(repeat=0)), r"runs\.jsonl:2: duplicate answer for system 's1', task nvd_001, repeat 0 "
@@ -208,3 +209,49 @@ def test_no_answers_at_all_is_an_error(tmp_path, name):
         path.write_text("system,task_id,answer\n" if name.endswith(".csv") else "\n")
     with pytest.raises(SgrKitError, match=f"no answers in .*{name}"):
         load_runs(path)
+
+
+def test_non_string_answers_are_scored_as_written_with_one_note_per_file(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    lines = [
+        '{"system": "s1", "task_id": "nvd_001", "answer": ["CVE-1|9.80"]}',
+        '{"system": "s1", "task_id": "nvd_001-g", "answer": 8.40}',
+        '{"system": "s1", "task_id": "census_001", "answer": {"rows": [{"cve_id": "CVE-1", "score": 9.80}]}}',
+        '{"system": "s2", "task_id": "nvd_001", "answer": null}',
+        '{"system": "s2", "task_id": "census_001", "answer": null}',
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    runs = load_runs(path, tasks=TASKS)
+    # the JSON text exactly as written: 9.80 and 8.40 keep their spelling
+    assert [a.text for a in runs] == ['["CVE-1|9.80"]', "8.40", '{"rows": [{"cve_id": "CVE-1", "score": 9.80}]}']
+    assert runs.notes == (
+        f"{path}: 2 answers are null (first at {path}:4); scored as missing",
+        f"{path}: 3 answers are a JSON list, object or number, not a string (first at {path}:1); "
+        f"scored as the JSON text written in the file",
+    )
+
+
+def test_raw_member_keeps_the_text_of_the_last_duplicate_key():
+    from sgr_kit.load.runs import raw_member
+
+    assert raw_member('{"answer": 1, "x": [1, 2], "answer" : [ 3 ]}', "answer") == "[ 3 ]"
+    assert raw_member('[1]', "answer") is None
+
+
+def test_read_runs_reports_every_problem(tmp_path):
+    path = write_jsonl(tmp_path / "runs.jsonl", [
+        entry(task_id="nvd_01"),
+        "{broken",
+        entry(),
+        entry(),
+        entry(system="s2", answer="  "),
+        entry(system="s3", answer=None),
+    ])
+    runs, findings = read_runs(path, tasks=TASKS)
+    kinds = [(f.severity, f.kind) for f in findings]
+    assert kinds == [("error", "unknown_task"), ("error", "read"), ("error", "duplicate"),
+                     ("warning", "empty_answer"), ("info", "answer_type")]
+    assert "closest known ids: nvd_001" in findings[0].message and f"{path}:1" in findings[0].message
+    assert f"{path}:2: not valid JSON" in findings[1].message
+    assert f"{path}:4: duplicate answer" in findings[2].message
+    assert len(runs) == 2

@@ -475,3 +475,61 @@ def test_a_note_with_pipes_after_the_table_and_a_blank_line_is_not_a_row():
     # a row of the schema's width after a blank line is data
     more = parse_paper(text.replace("Sources: site.org | api.site.org", "| c | 3 | z |"), schema)
     assert more.rows[-1] == ("c", "3", "z")
+
+
+# --- explicit no-result statements (rule 8): empty in the paper profile, a parse failure in strict
+
+NO_RESULT = [
+    "No qualifying records were found.",
+    "**No matching rows were found for the given criteria.**",
+    "There are no records that satisfy all of the constraints.",
+    "No results.",
+    "Nothing qualifies.",
+    "I found no matching entries in the 2019 release",
+    "0 records were returned",
+    "```\nNo qualifying records were found.\n```",
+    "No data available.",
+]
+NOT_NO_RESULT = [
+    "No qualifying records were found, but here is the closest: a|x|1",
+    "No records were found except a few drafts.",
+    "I could not find it.",  # the system failed to look: not a statement about the data
+    "No.",
+    "No qualifying records were found.\nid|name|n\na|x|1",  # a table with a note is a table
+    "The answer is not available; no records were found.",
+    "No records were found. I will try again later.",
+]
+
+
+@pytest.mark.parametrize("text", NO_RESULT)
+def test_an_explicit_no_result_statement_is_empty_in_the_paper_profile(text):
+    table = parse_paper(text, SCHEMA)
+    assert (table.status, table.reason) == ("empty", "answer states that no record qualifies")
+    assert parse_strict(text, SCHEMA).status == "parse_failure"  # strict keeps the benchmark scorer's rule
+
+
+@pytest.mark.parametrize("text", NOT_NO_RESULT)
+def test_other_prose_and_tables_with_notes_are_not_no_result_statements(text):
+    assert parse_paper(text, SCHEMA).reason != "answer states that no record qualifies"
+
+
+def test_a_no_result_statement_scores_zero_not_nan():
+    task = build_task(("id", "name", "n"), rows=ROWS)
+    result = score_answer(task, "No qualifying records were found.", profile="paper")
+    assert (result.status, result.item_f1, result.row_f1, result.poa) == ("empty", 0.0, 0.0, 0.0)
+    assert score_answer(task, "No qualifying records were found.", profile="strict").status == "parse_failure"
+
+
+def test_many_tables_are_parsed_in_linear_time():
+    # one table per block: choosing among the tables once took time quadratic in their number
+    text = "\n\n".join("| a | b |\n|---|---|\n| 1 | 2 |" for _ in range(4000))
+    start = time.perf_counter()
+    parse_paper(text, SCHEMA)
+    assert time.perf_counter() - start < 10
+
+
+def test_a_long_note_after_a_table_is_dropped_in_linear_time():
+    text = "id|name|n\na|x|1\n\n" + "\n".join(f"note {i}|b" for i in range(8000))
+    start = time.perf_counter()
+    table = parse_paper(text, SCHEMA)
+    assert table.rows == (("a", "x", "1"),) and time.perf_counter() - start < 10

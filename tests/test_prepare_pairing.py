@@ -46,7 +46,8 @@ def test_same_reference_in_another_constraint_task_of_the_domain(tmp_path):
     records = [task("nvd_001", REF_B), task("nvd_002", REF_A), task("kegg_001", REF_A, domain="KEGG_BRITE"),
                task("nvd_001-g", REF_A)]
     with pytest.warns(UserWarning, match=r"task nvd_001-g -> base nvd_002 \[same_reference\]: nvd_001 differs: "
-                                         r"reference tables differ \(2 vs 2 rows\); nvd_002 has the same reference"):
+                                         r"reference tables differ \(2 vs 2 rows; first at row 1, column 'cve_id': "
+                                         r"'CVE-1' vs 'CVE-3'\); nvd_002 has the same reference"):
         tasks = load_tasks(write_jsonl(tmp_path / "t.jsonl", records))
     assert tasks["nvd_001-g"].base_id == "nvd_002"
     assert list(tasks) == ["kegg_001", "nvd_001", "nvd_002", "nvd_001-g"]
@@ -191,7 +192,8 @@ def test_fixture_goal_task_with_changed_reference_is_a_mismatch(release_dir, tmp
     goal[0]["oracle_answer"] = goal[0]["oracle_answer"].replace("v6", "v5")
     path = write_jsonl(tmp_path / "t.jsonl", constraint + goal)
     with pytest.warns(UserWarning, match=r"arxiv_historical_title_001-g -> base arxiv_historical_title_001 "
-                                         r"\[suffix_mismatch\]: reference tables differ \(8 vs 8 rows\)"):
+                                         r"\[suffix_mismatch\]: reference tables differ \(8 vs 8 rows; first at row 5, "
+                                         r"column 'selected_version': 'v5' vs 'v6'\)"):
         load_tasks(path)
 
 

@@ -272,3 +272,38 @@ def test_taskset_order_does_not_depend_on_file_order(tmp_path_factory, order):
     tasks = load_tasks(path)
     assert list(tasks) == ["a_001", "a_001-g", "a_002", "b_001", "b_001-g", "c_001"]
     assert tasks.pairs == (("a_001", "a_001-g"), ("b_001", "b_001-g"))
+
+
+def test_the_stated_cardinality_tells_a_header_line(tmp_path):
+    # the reference's first line looks like data to the name rules, output_format names no
+    # columns, but oracle_output_cardinality says 2 data rows in 3 lines: the first is the header
+    reference = "County Name|Pop. (2020)\nAdams|12\nBrown|7"
+    record = task("census_001", domain="CENSUS_GOV", answer=reference, output_format="Give the counties.",
+                  oracle_output_cardinality=2)
+    tasks = load_tasks(write_jsonl(tmp_path / "t.jsonl", [record]))
+    t = tasks["census_001"]
+    assert t.schema.columns == ("County Name", "Pop. (2020)") and t.gold_rows == 2
+    without = dict(record, oracle_output_cardinality=3)
+    with pytest.raises(SgrKitError, match=r"cannot tell the columns: .*oracle_output_cardinality \(3\) is not one "
+                                          r"less than its 3 lines"):
+        load_tasks(write_jsonl(tmp_path / "u.jsonl", [without]))
+
+
+def test_a_cardinality_contradicting_the_reference_warns(tmp_path):
+    record = task("nvd_001", oracle_output_cardinality=5)
+    with pytest.warns(UserWarning, match=r"oracle_output_cardinality is 5 but the reference has 2 rows \(its first "
+                                         r"line 'cve_id\|score' was read as the header\)"):
+        load_tasks(write_jsonl(tmp_path / "t.jsonl", [record]))
+
+
+def test_an_unknown_task_id_is_a_key_error_naming_the_closest_ids(tmp_path):
+    from sgr_kit.errors import UnknownIdError
+
+    tasks = load_tasks(write_jsonl(tmp_path / "t.jsonl", [task("nvd_001"), task("nvd_002")]))
+    with pytest.raises(KeyError, match=r"unknown task id 'nvd_01': not among the 2 loaded tasks; closest known ids: "
+                                       r"nvd_001, nvd_002"):
+        tasks["nvd_01"]
+    with pytest.raises(UnknownIdError, match=r"unknown task id 'x'"):
+        tasks["x"]
+    assert "nvd_01" not in tasks and tasks.get("nvd_01") is None and tasks.get(["unhashable"]) is None
+    assert isinstance(UnknownIdError("x"), SgrKitError)

@@ -520,3 +520,52 @@ def test_fixture_header_optional_and_composite_key(release_tasks):
     assert (result.correct_fields, result.pred_fields, result.correct_rows) == (23, 27, 7)
     assert result.shared_keys == 8
     assert result.correct_pairs == 7 + 6  # row 1 before all; row 2 before the six reversed; none among those
+
+
+# hardening: scorer-side failures, the repr, invalid cells under user-declared types
+def test_a_failure_inside_scoring_is_a_status_of_its_own(task3, monkeypatch):
+    import sgr_kit.score.answer as answer_module
+
+    def broken(prepared, parsed):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(answer_module, "_score_parsed", broken)
+    result = score_answer(task3, "1|alpha|10", profile="strict")
+    assert result.status == "scorer_error" and "scorer_error" in STATUSES
+    assert all(math.isnan(x) for x in (result.item_f1, result.row_f1, result.poa))
+    assert result.reason == "scoring failed: RecursionError: maximum recursion depth exceeded"
+    assert (result.gold_rows, result.gold_fields, result.cells) == (3, 9, ())
+    with pytest.raises(SgrKitError, match=r"answer must be str, Answer or None; found int"):
+        score_answer(task3, 42, profile="strict")  # a wrong call still raises
+
+
+def test_the_repr_of_a_result_is_one_line(task3):
+    result = score_answer(task3, REFERENCE_3X3 + "\n4|delta|40", profile="strict")
+    text = repr(result)
+    assert "\n" not in text and "CellRecord" not in text
+    assert text == ("ScoreResult(task_id='test_task_001', status='parsed', item_f1=0.8571, row_f1=0.8571, poa=1.0, "
+                    "fields=9/9/12, rows=3/3/4, pairs=3/3, cells=12)")
+    assert "reason='answer is NONE'" in repr(score_answer(task3, "NONE", profile="strict"))
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_an_invalid_cell_never_matches_where_user_rules_declare_a_number(make_task, profile):
+    task = make_task(("id", "version"), rows=[("a", "v1"), ("b", "2")])
+    rules = Rules(entries=(("*", TaskRules(types=(("version", "integer"),))),), source="rules.yaml")
+    with pytest.warns(UserWarning, match=r"rules\.yaml declares column 'version' integer, but 1 reference cell\(s\) "
+                                         r"are not numbers there \(first: 'v1' in row 1\)"):
+        prepared = prepare_task(task, profile=profile, rules=rules)
+    result = score_answer(prepared, "a|v1\nb|2.0")
+    verdicts = {(c.pred_row, c.column): c.verdict for c in result.cells}
+    assert verdicts[(0, "version")] == "wrong"  # INVALID:v1 vs INVALID:v1: no match
+    assert verdicts[(1, "version")] == "match"
+    assert result.correct_fields == 3
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_rubric_typed_invalid_cell_matches_its_identical_text_as_the_reference_scorer_does(make_task, profile):
+    # reference-scorer notes, "Cleaning every cell": an invalid marker matches only an identical
+    # invalid text, so NA matches gold NA (kept for types the rubric declares)
+    task = make_task(("id", "n"), rows=[("a", "NA"), ("b", "2")], fields={"n": {"type": "integer"}})
+    result = score_answer(task, "a|NA\nb|2", profile=profile)
+    assert (result.item_f1, result.row_f1) == (1.0, 1.0)

@@ -46,3 +46,20 @@ def test_every_answer_failed_under_exclude_shows_na():
     t = summary_table(s, failure_policy="exclude")
     assert t[["item_f1", "row_f1", "poa"]].isna().all().all()
     assert "n/a" in format_summary(s, failure_policy="exclude")
+
+
+def test_a_long_system_name_widens_its_column():
+    name = "an-agent-with-a-rather-long-name-v2-2026-preview-x"  # 50 characters
+    text = format_summary(_scores(system=name))
+    rows = [line for line in text.splitlines() if line.startswith(name)]
+    header = next(line for line in text.splitlines() if line.startswith("system"))
+    assert len(rows) == 3
+    for row in rows:  # the variant starts where the header's does, after a space
+        assert row[len(name)] == " " and row.index("constraint" if "constraint" in row else
+                                                   ("goal" if "goal" in row else "overall")) == header.index("variant")
+
+
+def test_a_scorer_error_is_counted_in_the_status_line():
+    scores = _scores()
+    scores.loc[1, "status"] = "scorer_error"
+    assert "scorer_error 1" in format_summary(scores)

@@ -64,7 +64,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SgrKitError
-from ..schema import ALL_SYSTEMS, FAILED_STATUSES, TEXT_DTYPE, VARIANT_GROUPS, VERDICTS, check_failure_policy, is_synthetic
+from ..schema import (
+    ALL_SYSTEMS, FAILED_STATUSES, TEXT_DTYPE, UNSCORED_STATUSES, VARIANT_GROUPS, VERDICTS, check_failure_policy,
+    is_synthetic,
+)  # fmt: skip
 from ._common import order_rows, require_columns, system_order
 
 __all__ = ["CAUSES", "answer_losses", "points_lost", "wrong_columns", "key_mismatches", "rows_lost"]
@@ -114,6 +117,8 @@ def _verdict_counts(cells: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
             f"(system, task_id, repeat) = {_key(stray[0])!r}; pass the scores table of the same run"
         )
     table = keyed.join(counts, how="left")
+    # an answer sgr-kit could not score is left out, as in every mean (sgr_kit.aggregate)
+    table = table[~table["status"].isin(UNSCORED_STATUSES)].copy()
     table[list(VERDICTS)] = table[list(VERDICTS)].fillna(0).astype("int64")
     failed = table["status"].isin(FAILED_STATUSES)
     gold = table[list(_GOLD_SIDE)].sum(axis=1)

@@ -11,6 +11,19 @@ never rounded). A cell that is not a valid number in a numeric column becomes an
 invalid marker (``"INVALID:<text>"`` or ``"INVALID_UNIT:<text>"``), which equals
 only the marker of the identical text: ``NA`` matches a reference ``NA``.
 
+Which invalid markers may match is decided where cells are compared
+(:mod:`sgr_kit.score.answer`), by where the column's type comes from:
+
+- a type the task's rubric declares keeps the reference scorer's rule above, in
+  both profiles: the ``strict`` profile must reproduce that scorer, and the
+  release's own ``NA`` cells are answers a reviewer accepts;
+- a type a user rules file declares (``--rules``, ``types: {col: integer}``) is
+  the user's statement that the column holds numbers: there an invalid cell
+  never matches anything, not even the identical invalid reference cell, in
+  both profiles (scoring warns when the reference holds such cells). Without
+  this, a rules file typing a text column ``integer`` would turn ``v1`` vs
+  ``v1`` into two invalid markers that match, hiding the wrong declaration.
+
 One deliberate difference from the reference scorer's code, following its
 written rule "an empty predicted cell is never correct": an empty cell is ``""``
 in every column type (the reference code turns an empty numeric cell into the
@@ -57,6 +70,10 @@ DECIMAL_CONTEXT = Context(
     traps=[InvalidOperation, DivisionByZero, Overflow],
 )
 
+# Numbers are written out in full (8.4, 400) up to this decimal exponent; beyond it (never in a
+# real answer) in scientific notation, so that text such as 1e999999 cannot make a string of a
+# million digits. Equal values still give equal strings.
+_WRITTEN_OUT = 1000
 _NUMBER_UNIT = re.compile(r"([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*(.*)")
 _ID_SEPARATORS = re.compile(r"[;,\s]+")
 _ID_STRIP = "\"'[]"
@@ -108,7 +125,10 @@ def _number(s: str, integer: bool, units: dict[str, tuple[Decimal, Decimal, Deci
             number = Decimal(s)
         if not number.is_finite() or (integer and number != number.to_integral_value(context=ctx)):
             return INVALID + s
-        return format(number.normalize(ctx), "f")
+        number = number.normalize(ctx)
+        if not -_WRITTEN_OUT <= number.adjusted() <= _WRITTEN_OUT:
+            return str(number)  # 1E+999999, not a million digits; still one string per value
+        return format(number, "f")
     except (DecimalException, ValueError):
         return INVALID + s
 

@@ -50,6 +50,7 @@ __all__ = [
     "read_text",
     "jsonl_lines",
     "json_error",
+    "valid_unicode",
 ]
 
 #: The official release on the Hugging Face Hub.
@@ -252,6 +253,54 @@ def json_error(exc: json.JSONDecodeError) -> str:
     return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_unicode(value: Any) -> tuple[Any, int]:
+    """``value`` (JSON data) with every lone surrogate replaced by U+FFFD, and how many were replaced.
+
+    JSON text may spell a lone surrogate (``"\\ud800"``), which is no Unicode character: such
+    text could be scored but not written to any output file. Control characters, right-to-left
+    marks and the like are valid and kept.
+
+    Examples
+    --------
+    >>> valid_unicode({"a": ["x" + chr(0xD800) + "y", 1]}) == ({"a": ["x\\ufffdy", 1]}, 1)
+    True
+    """
+    if isinstance(value, str):
+        fixed, n = _SURROGATE.subn("\ufffd", value)
+        return fixed, n
+    if isinstance(value, list):
+        out, total = [], 0
+        for item in value:
+            fixed, n = valid_unicode(item)
+            out.append(fixed)
+            total += n
+        return (out, total) if total else (value, 0)
+    if isinstance(value, dict):
+        out_d, total = {}, 0
+        for key, item in value.items():
+            fixed_key, n_key = valid_unicode(key)
+            fixed, n = valid_unicode(item)
+            out_d[fixed_key] = fixed
+            total += n + n_key
+        return (out_d, total) if total else (value, 0)
+    return value, 0
+
+
+def _checked_json(text: str, loc: str, findings: list[Finding]) -> Any:
+    data = json.loads(text)
+    if "\\u" in text or _SURROGATE.search(text):
+        data, n = valid_unicode(data)
+        if n:
+            findings.append(Finding(
+                "warning", "", "read",
+                f"{loc}: {n} lone surrogate escape(s) (no Unicode character) replaced by U+FFFD",
+            ))
+    return data
+
+
 _Item = tuple[Any, str, str, "str | None"]  # (decoded JSON value, location, group, file stem)
 
 
@@ -259,20 +308,21 @@ def _items_jsonl(path: Path) -> tuple[list[_Item], list[Finding]]:
     items, findings = [], []
     for n, line in jsonl_lines(read_text(path)):
         try:
-            items.append((json.loads(line), where(path, n), str(path), None))
+            items.append((_checked_json(line, where(path, n), findings), where(path, n), str(path), None))
         except json.JSONDecodeError as exc:
             findings.append(Finding("error", "", "read", f"{where(path, n)}: not valid JSON ({json_error(exc)})"))
     return items, findings
 
 
 def _items_json(path: Path) -> tuple[list[_Item], list[Finding]]:
+    findings: list[Finding] = []
     try:
-        data = json.loads(read_text(path))
+        data = _checked_json(read_text(path), str(path), findings)
     except json.JSONDecodeError as exc:
         raise SgrKitError(f"{where(path, exc.lineno)}: not valid JSON ({json_error(exc)})") from None
     if isinstance(data, list):
-        return [(item, f"{path}[{i}]", str(path), None) for i, item in enumerate(data)], []
-    return [(data, str(path), str(path.parent), path.stem)], []
+        return [(item, f"{path}[{i}]", str(path), None) for i, item in enumerate(data)], findings
+    return [(data, str(path), str(path.parent), path.stem)], findings
 
 
 def _items_parquet(path: Path) -> tuple[list[_Item], list[Finding]]:

@@ -1,38 +1,49 @@
-"""Load systems' answers: :func:`load_runs`.
+"""Load systems' answers: :func:`load_runs` (and :func:`read_runs`, which collects every problem).
 
 Formats, detected from the path:
 
 - ``*.jsonl``: one object per line with ``system``, ``task_id``, ``answer`` and optionally
-  ``repeat`` (an integer >= 0 or a string of digits; default 0). ``answer`` is a string, ``null``
-  (no answer: the task stays *missing* for that system) or a JSON object/list, which is written
-  back to JSON text;
+  ``repeat`` (an integer >= 0 or a string of digits; default 0). ``answer`` is a string, or:
+
+  - ``null``: no answer, the task stays *missing* for that system (a note per file says how
+    many answers were null and where the first is);
+  - a JSON list, object or number (``["a|b"]``, ``{"rows": ...}``, ``42``): scored as its JSON
+    text exactly as written in the file (numbers keep their spelling, ``8.40`` stays ``8.40``),
+    which the ``paper`` profile reads as a JSON table; a note per file says how many and where
+    the first is. ``true`` and ``false`` are refused (file:line): they are no answer text;
 - ``*.csv``: a header naming the same columns (``repeat`` optional, an empty cell is 0); quoted
   answers may span lines, and locations give the line where the record starts. An empty
   ``answer`` cell is an empty answer (scored ``empty``), not a missing one;
 - a folder: ``<system>/<task_id>.<md|txt|json>`` or ``<system>/<task_id>/<repeat>.<md|txt|json>``,
   each file's whole UTF-8 text being the answer (a ``.json`` file is an answer written as JSON).
   ``*.jsonl`` and ``*.csv`` files directly in the folder are read as above; other files there
-  and hidden files are ignored.
+  and hidden files are ignored. Files are only read: no path is ever built from a task id.
+
+A lone surrogate escape in JSON (``"\\ud800"``: no Unicode character, so no output file could
+hold it) is replaced by U+FFFD, with a note per file.
 
 Errors name the file and line: a missing column or key, an empty system name, a bad repeat,
 an unknown task id (when ``tasks`` is given, with the closest known ids), a duplicate
 ``(system, task_id, repeat)`` (naming both locations), an undecodable file.
+:func:`load_runs` raises the first; :func:`read_runs` (``sgr-kit validate --runs``) reports
+them all as findings, with empty answers as warnings.
 """
 
 from __future__ import annotations
 
 import csv
-import difflib
 import io
 import json
+import re
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
-from ..errors import SgrKitError, where
+from ..errors import SgrKitError, closest, where
 from ..types import Answer
-from .release import as_source_list, json_error, jsonl_lines, read_text
+from .release import Finding, as_source_list, json_error, jsonl_lines, read_text, valid_unicode
 
-__all__ = ["RunSet", "load_runs", "ANSWER_SUFFIXES"]
+__all__ = ["RunSet", "load_runs", "read_runs", "ANSWER_SUFFIXES"]
 
 #: File suffixes of answer files in a runs folder.
 ANSWER_SUFFIXES = (".md", ".txt", ".json")
@@ -49,12 +60,15 @@ class RunSet(list):
         whose every answer was ``null``.
     nulls : tuple of (system, task_id, repeat, source)
         Entries given with a ``null`` answer (left out of the list: scored as missing).
+    notes : tuple of str
+        What was done with answers that were not strings (one note per file and kind).
     """
 
-    def __init__(self, answers: Iterable[Answer] = (), *, systems=(), nulls=()) -> None:
+    def __init__(self, answers: Iterable[Answer] = (), *, systems=(), nulls=(), notes=()) -> None:
         super().__init__(answers)
         self.systems: tuple[str, ...] = tuple(systems)
         self.nulls: tuple[tuple[str, str, int, str], ...] = tuple(nulls)
+        self.notes: tuple[str, ...] = tuple(notes)
 
 
 def _repeat(value: Any, *, loc: str) -> int:
@@ -67,21 +81,78 @@ def _repeat(value: Any, *, loc: str) -> int:
     raise SgrKitError(f"{loc}: repeat should be an integer >= 0; found {value!r}")
 
 
-def _text(value: Any, *, loc: str) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False)
-    raise SgrKitError(f"{loc}: answer should be a string, null, or a JSON object or list; found {value!r}")
+_DECODER = json.JSONDecoder()
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def raw_member(line: str, key: str) -> str | None:
+    """The JSON text of member ``key`` of the object on ``line``, exactly as written (the last one wins).
+
+    Examples
+    --------
+    >>> raw_member('{"answer": [ {"v": 8.40} ], "system": "s"}', "answer")
+    '[ {"v": 8.40} ]'
+    """
+    i = _SPACE.match(line, 0).end()
+    if line[i : i + 1] != "{":
+        return None
+    i = _SPACE.match(line, i + 1).end()
+    found = None
+    while line[i : i + 1] == '"':
+        name, i = json.decoder.scanstring(line, i + 1)
+        i = _SPACE.match(line, i).end()
+        if line[i : i + 1] != ":":
+            return None
+        start = _SPACE.match(line, i + 1).end()
+        _, end = _DECODER.raw_decode(line, start)
+        if name == key:
+            found = line[start:end]
+        i = _SPACE.match(line, end).end()
+        if line[i : i + 1] != ",":
+            break
+        i = _SPACE.match(line, i + 1).end()
+    return found
 
 
 class _Collector:
-    def __init__(self, tasks: Any) -> None:
+    """Gathers answers; raises at the first problem, or (``collect``) records every one as a finding."""
+
+    def __init__(self, tasks: Any, *, collect: bool = False) -> None:
         self.known = None if tasks is None else {str(t) for t in tasks}
         self.answers: list[Answer] = []
         self.nulls: list[tuple[str, str, int, str]] = []
         self.systems: dict[str, None] = {}
         self.seen: dict[tuple[str, str, int], str] = {}
+        self.findings: list[Finding] | None = [] if collect else None
+        self.converted: dict[str, list[str]] = {}  # file -> locations of non-string answers
+        self.null_at: dict[str, list[str]] = {}  # file -> locations of null answers
+        self.fixed_at: dict[str, list[str]] = {}  # file -> locations of lone surrogates replaced
+
+    @contextmanager
+    def guard(self, kind: str = "read") -> Iterator[None]:
+        """In collect mode, an error inside the block becomes a finding and reading goes on."""
+        if self.findings is None:
+            yield
+            return
+        try:
+            yield
+        except SgrKitError as exc:
+            self.findings.append(Finding("error", "", kind, str(exc)))
+
+    def text(self, value: Any, *, raw: str | None, path: Path, loc: str) -> str | None:
+        """An answer value as text (see the module docstring); None for null."""
+        if isinstance(value, str):
+            return value
+        if value is None:
+            self.null_at.setdefault(str(path), []).append(loc)
+            return None
+        if isinstance(value, (dict, list, int, float)) and not isinstance(value, bool) and raw is not None:
+            self.converted.setdefault(str(path), []).append(loc)
+            return raw
+        raise SgrKitError(
+            f"{loc}: answer is {json.dumps(value)}; expected a string, null (no answer), or a JSON list, "
+            f"object or number (scored as its JSON text)"
+        )
 
     def add(self, system: Any, task_id: Any, repeat: int, text: str | None, loc: str) -> None:
         system = str(system).strip() if isinstance(system, (str, int)) else ""
@@ -91,41 +162,82 @@ class _Collector:
         if not task_id:
             raise SgrKitError(f"{loc}: task_id is empty")
         if self.known is not None and task_id not in self.known:
-            close = difflib.get_close_matches(task_id, sorted(self.known), n=3, cutoff=0.6)
+            close = closest(task_id, self.known)
             hint = f"; closest known ids: {', '.join(close)}" if close else ""
-            raise SgrKitError(
-                f"{loc}: unknown task id {task_id!r} (not among the {len(self.known)} loaded tasks){hint}"
-            )
+            message = f"{loc}: unknown task id {task_id!r} (not among the {len(self.known)} loaded tasks){hint}"
+            if self.findings is None:
+                raise SgrKitError(message)
+            self.findings.append(Finding("error", task_id, "unknown_task", message))
+            return
         key = (system, task_id, repeat)
         if key in self.seen:
-            raise SgrKitError(
+            message = (
                 f"{loc}: duplicate answer for system {system!r}, task {task_id}, repeat {repeat} "
                 f"(first at {self.seen[key]})"
             )
+            if self.findings is None:
+                raise SgrKitError(message)
+            self.findings.append(Finding("error", task_id, "duplicate", message))
+            return
         self.seen[key] = loc
         self.systems.setdefault(system)
         if text is None:
             self.nulls.append((system, task_id, repeat, loc))
-        else:
-            self.answers.append(Answer(system=system, task_id=task_id, repeat=repeat, text=text, source=loc))
+            return
+        if self.findings is not None and not text.strip():
+            self.findings.append(Finding(
+                "warning", task_id, "empty_answer",
+                f"{loc}: the answer of system {system!r} to task {task_id} (repeat {repeat}) is empty; "
+                f"it will be scored 'empty' (zero on every metric)",
+            ))
+        self.answers.append(Answer(system=system, task_id=task_id, repeat=repeat, text=text, source=loc))
+
+    def notes(self) -> list[str]:
+        """One note per file for null answers and for answers that were not strings."""
+        out = []
+        for path, locs in self.null_at.items():
+            out.append(
+                f"{path}: {len(locs)} answer{'s are' if len(locs) > 1 else ' is'} null (first at {locs[0]}); "
+                f"scored as missing"
+            )
+        for path, locs in self.fixed_at.items():
+            out.append(
+                f"{path}: {len(locs)} line{'s hold' if len(locs) > 1 else ' holds'} lone surrogate escapes "
+                f"(\\ud800-\\udfff: no Unicode character; first at {locs[0]}); each was replaced by U+FFFD"
+            )
+        for path, locs in self.converted.items():
+            out.append(
+                f"{path}: {len(locs)} answer{'s are' if len(locs) > 1 else ' is'} a JSON list, object or number, "
+                f"not a string (first at {locs[0]}); scored as the JSON text written in the file"
+            )
+        return out
 
 
 def _jsonl(path: Path, out: _Collector) -> None:
     for n, line in jsonl_lines(read_text(path)):
         loc = where(path, n)
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SgrKitError(f"{loc}: not valid JSON ({json_error(exc)})") from None
-        if not isinstance(entry, dict):
-            raise SgrKitError(f"{loc}: expected an object with {', '.join(_COLUMNS)}; found {type(entry).__name__}")
-        missing = [k for k in _COLUMNS if k not in entry]
-        if missing:
-            raise SgrKitError(
-                f"{loc}: key(s) {', '.join(missing)} missing; expected {', '.join(_COLUMNS)} (and repeat)"
-            )
-        out.add(entry["system"], entry["task_id"], _repeat(entry.get("repeat"), loc=loc),
-                _text(entry["answer"], loc=loc), loc)
+        with out.guard():
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise SgrKitError(f"{loc}: not valid JSON ({json_error(exc)})") from None
+            if "\\u" in line:
+                entry, replaced = valid_unicode(entry)
+                if replaced:
+                    out.fixed_at.setdefault(str(path), []).append(loc)
+            if not isinstance(entry, dict):
+                raise SgrKitError(
+                    f"{loc}: expected an object with {', '.join(_COLUMNS)}; found {type(entry).__name__}"
+                )
+            missing = [k for k in _COLUMNS if k not in entry]
+            if missing:
+                raise SgrKitError(
+                    f"{loc}: key(s) {', '.join(missing)} missing; expected {', '.join(_COLUMNS)} (and repeat)"
+                )
+            value = entry["answer"]
+            raw = None if value is None or isinstance(value, str) else valid_unicode(raw_member(line, "answer"))[0]
+            out.add(entry["system"], entry["task_id"], _repeat(entry.get("repeat"), loc=loc),
+                    out.text(value, raw=raw, path=path, loc=loc), loc)  # fmt: skip
 
 
 def _csv(path: Path, out: _Collector) -> None:
@@ -140,21 +252,24 @@ def _csv(path: Path, out: _Collector) -> None:
             f"expected {', '.join(_COLUMNS)} (and repeat); found {', '.join(header) or 'nothing'}"
         )
     start = reader.line_num + 1
-    try:
-        for row in reader:
-            loc = where(path, start)
-            if None in row:
-                raise SgrKitError(f"{loc}: more cells than header columns ({len(header)})")
-            short = [c for c in header if row[c] is None]
-            if short:
-                raise SgrKitError(
-                    f"{loc}: fewer cells than header columns ({len(header)}): no {', '.join(short)}; "
-                    f"an empty answer is written as an empty quoted cell \"\""
-                )
-            out.add(row["system"], row["task_id"], _repeat(row.get("repeat"), loc=loc), row["answer"] or "", loc)
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise SgrKitError(f"{where(path, start)}: not valid CSV ({exc})") from None
+    with out.guard():
+        try:
+            for row in reader:
+                loc = where(path, start)
+                with out.guard():
+                    if None in row:
+                        raise SgrKitError(f"{loc}: more cells than header columns ({len(header)})")
+                    short = [c for c in header if row[c] is None]
+                    if short:
+                        raise SgrKitError(
+                            f"{loc}: fewer cells than header columns ({len(header)}): no {', '.join(short)}; "
+                            f"an empty answer is written as an empty quoted cell \"\""
+                        )
+                    out.add(row["system"], row["task_id"], _repeat(row.get("repeat"), loc=loc),
+                            row["answer"] or "", loc)  # fmt: skip
+                start = reader.line_num + 1
+        except csv.Error as exc:
+            raise SgrKitError(f"{where(path, start)}: not valid CSV ({exc})") from None
 
 
 def _folder(root: Path, out: _Collector) -> None:
@@ -173,20 +288,46 @@ def _folder(root: Path, out: _Collector) -> None:
                 for f in sorted(item.iterdir()):
                     if f.name.startswith("."):
                         continue
-                    if not f.is_file() or f.suffix.lower() not in ANSWER_SUFFIXES or not f.stem.isdigit():
-                        raise SgrKitError(
-                            f"{f}: expected <system>/<task_id>/<repeat>.<md|txt|json> with a numeric repeat"
-                        )
-                    out.add(system, item.name, int(f.stem), read_text(f), str(f))
-            elif item.suffix.lower() in ANSWER_SUFFIXES:
+                    with out.guard():
+                        if not f.is_file() or f.suffix.lower() not in ANSWER_SUFFIXES or not f.stem.isdigit():
+                            raise SgrKitError(
+                                f"{f}: expected <system>/<task_id>/<repeat>.<md|txt|json> with a numeric repeat"
+                            )
+                        out.add(system, item.name, int(f.stem), read_text(f), str(f))
+                continue
+            with out.guard():
+                if item.suffix.lower() not in ANSWER_SUFFIXES:
+                    raise SgrKitError(
+                        f"{item}: expected an answer file <system>/<task_id>.<md|txt|json>; "
+                        f"found suffix '{item.suffix}'"
+                    )
                 out.add(system, item.stem, 0, read_text(item), str(item))
-            else:
-                raise SgrKitError(
-                    f"{item}: expected an answer file <system>/<task_id>.<md|txt|json>; found suffix '{item.suffix}'"
-                )
 
 
 _TABLES = {".jsonl": _jsonl, ".csv": _csv}
+
+
+def _read(source: Any, out: _Collector) -> None:
+    for item in as_source_list(source):
+        path = Path(item)
+        with out.guard():
+            if path.is_dir():
+                _folder(path, out)
+            elif path.is_file():
+                reader = _TABLES.get(path.suffix.lower())
+                if reader is None:
+                    raise SgrKitError(
+                        f"runs source {path}: expected a .jsonl or .csv file or a folder; found '{path.suffix}'"
+                    )
+                reader(path, out)
+            else:
+                raise SgrKitError(f"runs source {path}: no such file or folder")
+    if not out.answers and not out.nulls and not (out.findings and any(f.severity == "error" for f in out.findings)):
+        with out.guard():
+            raise SgrKitError(
+                f"no answers in {', '.join(map(str, as_source_list(source)))}; expected JSONL/CSV records with "
+                f"{', '.join(_COLUMNS)} or a <system>/<task_id>.<ext> folder"
+            )
 
 
 def load_runs(source: Any, *, tasks: Any = None) -> RunSet:
@@ -203,8 +344,14 @@ def load_runs(source: Any, *, tasks: Any = None) -> RunSet:
     -------
     RunSet
         A list of :class:`~sgr_kit.types.Answer` (``source`` = ``file:line`` or the file), with
-        ``.systems`` and ``.nulls``. A task without an answer is not in the list: scoring reports
-        it as ``missing``.
+        ``.systems``, ``.nulls`` and ``.notes`` (null answers and answers that were not strings,
+        one note per file). A task without an answer is not in the list: scoring reports it as
+        ``missing``.
+
+    Raises
+    ------
+    SgrKitError
+        At the first problem, naming the file and line (see the module docstring).
 
     Examples
     --------
@@ -215,25 +362,43 @@ def load_runs(source: Any, *, tasks: Any = None) -> RunSet:
     >>> runs = load_runs(path, tasks=["t1", "t2"])
     >>> [(a.system, a.task_id, a.repeat, a.text) for a in runs], runs.systems
     ([('s1', 't1', 0, 'a|1')], ('s1',))
+    >>> runs.notes[0].endswith("1 answer is null (first at " + str(path) + ":2); scored as missing")
+    True
     """
     out = _Collector(tasks)
-    for item in as_source_list(source):
-        path = Path(item)
-        if path.is_dir():
-            _folder(path, out)
-        elif path.is_file():
-            reader = _TABLES.get(path.suffix.lower())
-            if reader is None:
-                raise SgrKitError(
-                    f"runs source {path}: expected a .jsonl or .csv file or a folder; found '{path.suffix}'"
-                )
-            reader(path, out)
-        else:
-            raise SgrKitError(f"runs source {path}: no such file or folder")
-    if not out.answers and not out.nulls:
-        raise SgrKitError(
-            f"no answers in {', '.join(map(str, as_source_list(source)))}; expected JSONL/CSV records with "
-            f"{', '.join(_COLUMNS)} or a <system>/<task_id>.<ext> folder"
-        )
-    return RunSet(out.answers, systems=out.systems, nulls=out.nulls)
+    _read(source, out)
+    return RunSet(out.answers, systems=out.systems, nulls=out.nulls, notes=out.notes())
 
+
+def read_runs(source: Any, *, tasks: Any = None) -> tuple[RunSet, list[Finding]]:
+    """Read answers like :func:`load_runs`, but report every problem instead of stopping at the first.
+
+    Parameters
+    ----------
+    source : path or list of paths
+    tasks : TaskSet, mapping or iterable of task ids, optional
+        Unknown task ids are reported with the closest known ids.
+
+    Returns
+    -------
+    runs : RunSet
+        The answers that could be read (a duplicate keeps its first occurrence).
+    findings : list of Finding
+        Errors (``read``, ``unknown_task``, ``duplicate``), warnings (``empty_answer``) and notes
+        (``answer_type``: null answers and answers that were not strings), each naming file and line.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "runs.jsonl"
+    >>> _ = path.write_text('{"system": "s", "task_id": "t_1", "answer": ""}\\n'
+    ...                     '{"system": "s", "task_id": "t_01", "answer": "x"}\\n')
+    >>> runs, findings = read_runs(path, tasks=["t_001"])
+    >>> [(f.severity, f.kind) for f in findings]
+    [('error', 'unknown_task'), ('error', 'unknown_task')]
+    """
+    out = _Collector(tasks, collect=True)
+    _read(source, out)
+    notes = out.notes()
+    findings = list(out.findings or []) + [Finding("info", "", "answer_type", n) for n in notes]
+    return RunSet(out.answers, systems=out.systems, nulls=out.nulls, notes=notes), findings

@@ -1,16 +1,188 @@
-"""Read a scores table written by ``sgr-kit score`` back in, checked."""
+"""Read a scores table written by ``sgr-kit score`` back in, checked.
+
+:func:`read_table` reads any result table (CSV or parquet) and turns every reading problem
+into an :class:`~sgr_kit.errors.SgrKitError` naming the file, the line (CSV) and what was
+expected: an undecodable file, a quoted field that is never closed, a record with more or
+fewer fields than the header, a file that is not parquet. :func:`load_scores` also checks
+the values a scores table must have: known statuses and variants, repeats that are integers
+>= 0, and metrics that are numbers in [0, 1] (or empty, for answers without metrics).
+"""
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 from pathlib import Path
+from typing import Mapping
 
 import pandas as pd
 
-from ..errors import SgrKitError
-from ..schema import REQUIRED_SCORE_COLUMNS
+from ..errors import SgrKitError, where
+from ..schema import METRICS, REQUIRED_SCORE_COLUMNS, STATUSES, VARIANTS
 
-__all__ = ["load_scores"]
+__all__ = ["load_scores", "read_table"]
+
+_SHOWN = 60
+
+
+def _record_lines(text: str, path: Path) -> list[int]:
+    """The 1-based line where each non-blank CSV record starts (the header first), checking the structure."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    starts: list[int] = []
+    width = None
+    line = 1
+    try:
+        for record in reader:
+            if record:
+                if width is None:
+                    width = len(record)
+                elif len(record) != width:
+                    raise SgrKitError(
+                        f"{where(path, line)}: {len(record)} fields; expected {width}, as in the header (line "
+                        f"{starts[0]}); a field holding a comma must be quoted"
+                    )
+                starts.append(line)
+            line = reader.line_num + 1
+    except csv.Error as exc:
+        if "end of data" in str(exc) or "EOF" in str(exc):
+            raise SgrKitError(
+                f"{where(path, line)}: not valid CSV: a quoted field opened on this line is never closed"
+            ) from None
+        raise SgrKitError(f"{where(path, reader.line_num)}: not valid CSV ({exc})") from None
+    return starts
+
+
+def read_table(
+    path: str | os.PathLike, *, what: str, dtype: Mapping[str, str] | None = None, **csv_options
+) -> tuple[pd.DataFrame, list[int] | None]:
+    """Read a ``.csv`` or ``.parquet`` result table; problems become errors naming file and line.
+
+    Parameters
+    ----------
+    path : path
+    what : str
+        How the file is named in messages (``"scores file"``).
+    dtype : mapping, optional
+        Column dtypes for CSV files.
+    **csv_options
+        More options for :func:`pandas.read_csv`.
+
+    Returns
+    -------
+    frame : DataFrame
+    lines : list of int or None
+        For a CSV file, the line where each row starts (for messages); None for parquet.
+
+    Raises
+    ------
+    SgrKitError
+        When the file is missing, has another suffix, cannot be decoded or parsed.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise SgrKitError(f"{what} {p} does not exist")
+    suffix = p.suffix.lower()
+    if suffix == ".parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            table = pq.read_table(p)
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise SgrKitError(f"{what} {p}: not a readable parquet file ({exc})") from None
+        for name, column in zip(table.column_names, table.columns):
+            try:
+                column.validate(full=True)  # e.g. text that is not UTF-8 in a damaged file
+            except (pa.ArrowException, ValueError) as exc:
+                raise SgrKitError(f"{what} {p}: column {name!r} is damaged ({exc}); expected a file written by "
+                                  f"`sgr-kit score`") from None  # fmt: skip
+        try:
+            return table.to_pandas(), None
+        except (pa.ArrowException, ValueError) as exc:
+            raise SgrKitError(f"{what} {p}: not a readable parquet file ({exc})") from None
+    if suffix != ".csv":
+        raise SgrKitError(f"{what} {p}: expected a .csv or .parquet file, got {suffix or 'no suffix'!r}")
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = p.read_bytes()[: exc.start].count(b"\n") + 1
+        raise SgrKitError(f"{where(p, line)}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise SgrKitError(f"{what} {p}: cannot be read ({exc.strerror or exc})") from None
+    lines = _record_lines(text, p)
+    if not lines:
+        raise SgrKitError(f"{what} {p} is empty; expected a header line and rows")
+    try:
+        frame = pd.read_csv(io.StringIO(text), dtype=dtype, index_col=False, **csv_options)
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise SgrKitError(f"{what} {p}: not a valid table ({exc})") from None
+    return frame, lines[1:]
+
+
+def _row(lines: list[int] | None, i: int, path: Path) -> str:
+    return where(path, lines[i]) if lines is not None and i < len(lines) else f"{path}, row {i + 1}"
+
+
+def _first_bad(mask: pd.Series) -> int:
+    return int(mask.to_numpy().nonzero()[0][0])
+
+
+def _check_values(frame: pd.DataFrame, path: Path, lines: list[int] | None) -> pd.DataFrame:
+    for column in METRICS:
+        values = frame[column]
+        numbers = pd.to_numeric(values, errors="coerce")
+        blank = values.isna() | values.astype("string").str.strip().str.casefold().isin(("", "nan")).fillna(True)
+        bad = numbers.isna() & ~blank
+        if bad.any():
+            i = _first_bad(bad)
+            raise SgrKitError(
+                f"{_row(lines, i, path)}: column {column!r} holds {str(values.iloc[i])[:_SHOWN]!r}; expected a "
+                f"number in [0, 1] (or an empty cell for an answer without metrics); {int(bad.sum())} such row(s)"
+            )
+        out = (numbers < 0) | (numbers > 1)
+        if out.any():
+            i = _first_bad(out)
+            raise SgrKitError(
+                f"{_row(lines, i, path)}: column {column!r} holds {float(numbers.iloc[i])!r}; expected a fraction in [0, 1]"
+            )
+        frame[column] = numbers.astype("float64")
+    for column, allowed in (("status", STATUSES), ("variant", VARIANTS)):
+        bad = ~frame[column].isin(allowed)
+        if bad.any():
+            i = _first_bad(bad)
+            raise SgrKitError(
+                f"{_row(lines, i, path)}: column {column!r} holds {str(frame[column].iloc[i])[:_SHOWN]!r}; "
+                f"expected one of {', '.join(allowed)}"
+            )
+    repeat = pd.to_numeric(frame["repeat"], errors="coerce")
+    bad = repeat.isna() | (repeat < 0) | (repeat != repeat.round())
+    if bad.any():
+        i = _first_bad(bad)
+        raise SgrKitError(
+            f"{_row(lines, i, path)}: column 'repeat' holds {str(frame['repeat'].iloc[i])[:_SHOWN]!r}; "
+            f"expected an integer >= 0"
+        )
+    frame["repeat"] = repeat.astype("int64")
+    for column in ("system", "task_id"):
+        bad = frame[column].isna() | frame[column].astype("string").str.strip().eq("").fillna(True)
+        if bad.any():
+            i = _first_bad(bad)
+            raise SgrKitError(f"{_row(lines, i, path)}: column {column!r} is empty; expected a name")
+    if "synthetic" in frame.columns:
+        flags = frame["synthetic"]
+        if flags.dtype != bool:
+            text = flags.astype("string").str.strip().str.casefold()
+            known = {"true": True, "false": False, "1": True, "0": False}
+            bad = ~text.isin(list(known)) & flags.notna()
+            if bad.any():
+                i = _first_bad(bad)
+                raise SgrKitError(
+                    f"{_row(lines, i, path)}: column 'synthetic' holds {str(flags.iloc[i])[:_SHOWN]!r}; "
+                    f"expected True or False"
+                )
+            frame["synthetic"] = text.map(known).fillna(False).astype(bool)
+    return frame
 
 
 def load_scores(path: str | os.PathLike) -> pd.DataFrame:
@@ -24,30 +196,39 @@ def load_scores(path: str | os.PathLike) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        As written; ``reason`` stays text and ``synthetic`` boolean.
+        As written; ``reason`` stays text, ``synthetic`` boolean, metrics float and
+        ``repeat`` integer.
 
     Raises
     ------
     SgrKitError
-        When the file is missing, has another suffix, or lacks a score column.
+        When the file is missing, has another suffix, cannot be read as a table (naming the
+        line), lacks a score column, or holds a value a scores table cannot have (naming the
+        line or row, the column and what was expected).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "scores.csv"
+    >>> _ = path.write_text("system,task_id,variant,repeat,status,item_f1,row_f1,poa\\n"
+    ...                     "s,t_001,constraint,0,parsed,0.5,1,n/a\\n")
+    >>> load_scores(path)
+    Traceback (most recent call last):
+    ...
+    sgr_kit.errors.SgrKitError: ...scores.csv:2: column 'poa' holds 'n/a'; expected a number in [0, 1] ...
     """
     p = Path(path)
     if not p.is_file():
         raise SgrKitError(f"scores file {p} does not exist; expected the output of `sgr-kit score --out`")
-    suffix = p.suffix.lower()
-    if suffix == ".parquet":
-        frame = pd.read_parquet(p)
-    elif suffix == ".csv":
-        frame = pd.read_csv(p, dtype={"reason": "string", "task_id": "string", "base_id": "string",
-                                      "system": "string"})
+    text_columns = {"reason": "string", "task_id": "string", "base_id": "string", "system": "string",
+                    "status": "string", "variant": "string"}  # fmt: skip
+    # only an empty cell is a missing value: "NA" stays a system's or a reason's text
+    frame, lines = read_table(p, what="scores file", dtype=text_columns, keep_default_na=False, na_values=[""])
+    if p.suffix.lower() == ".csv":
         frame["reason"] = frame["reason"].fillna("") if "reason" in frame else ""
-    else:
-        raise SgrKitError(f"scores file {p}: expected a .csv or .parquet file, got {suffix or 'no suffix'!r}")
     missing = [c for c in REQUIRED_SCORE_COLUMNS if c not in frame.columns]
     if missing:
         raise SgrKitError(
             f"scores file {p}: missing column(s) {', '.join(missing)}; expected a table written by `sgr-kit score`"
         )
-    if "synthetic" in frame.columns:
-        frame["synthetic"] = frame["synthetic"].astype(bool)
-    return frame
+    return _check_values(frame, p, lines)

@@ -58,6 +58,17 @@ pipe table gives the same rows, and more answers become tables.
    one-cell row, or beside prose, with no data row anywhere, is the empty answer;
    so is an empty JSON list. No data row otherwise is a ``parse_failure`` whose
    reason says what was seen.
+8. An answer that is, as a whole, one explicit statement that nothing qualifies is
+   the empty answer too, as a reviewer reads it (:func:`is_no_result`; the strict
+   profile keeps the benchmark scorer's rule: only ``NONE`` is empty). The
+   statement must be the whole answer (emphasis, quotes, a fence and a final
+   period aside): one sentence of at most 200 characters opening with one of
+   the phrasings of :data:`NO_RESULT_PHRASES`, optionally followed by a plain
+   qualifier (``for the given criteria``, ``in the 2019 release``) without a
+   comma, colon, semicolon, pipe or a word that takes it back (``but``,
+   ``however``, ``except``, ``only``, ``although``, ``though``, ``other than``,
+   ``unless``). A table with such a note is a table; "I could not find it"
+   (the system failed to look, not a statement about the data) is prose.
 
 Rules 3 and 4 make the parse keep every row of the schema's width that strict
 keeps, in order, whenever the answer's only header lines are the schema's own
@@ -67,6 +78,7 @@ table with another header are where the paper rules read the answer differently.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..errors import SgrKitError
@@ -83,10 +95,59 @@ from .blocks import (
     normalize_name,
 )
 
-__all__ = ["parse_paper", "normalize_name"]  # normalize_name re-exported from .blocks
+__all__ = ["parse_paper", "normalize_name", "is_no_result", "NO_RESULT_PHRASES"]  # normalize_name from .blocks
 
 _SHOWN = 10
 _MARKUP = ("html", "json")
+
+_QUALIFIED = r"(?:(?:qualifying|matching|relevant|eligible|such|valid|applicable)\s+)?"
+_THINGS = r"(?:records?|rows?|results?|entries|entry|items?|data|matches|values?|tasks?|papers?|documents?)"
+#: The openings of an explicit no-result statement (rule 8), as regular expressions matched
+#: case-insensitively at the start of the whole answer; ``QUALIFIED`` stands for an optional
+#: "qualifying", "matching", "relevant", "eligible", "such", "valid" or "applicable".
+NO_RESULT_PHRASES: tuple[str, ...] = (
+    rf"no\s+{_QUALIFIED}{_THINGS}\s+(?:were|was|are|is|could\s+be|can\s+be)\s+(?:found|returned|identified|available|listed)",
+    rf"no\s+{_QUALIFIED}{_THINGS}\s+(?:found|returned|available|qualify|qualified|match|matched|meet|met|satisfy|satisfied|exist)",
+    rf"there\s+(?:are|were|is)\s+no\s+{_QUALIFIED}{_THINGS}",
+    rf"(?:i\s+|we\s+)?found\s+no\s+{_QUALIFIED}{_THINGS}",
+    rf"(?:zero|0)\s+{_QUALIFIED}{_THINGS}\s+(?:were\s+|was\s+)?(?:found|returned|qualify|match|matched)",
+    r"nothing\s+(?:qualifies|qualified|matches|matched|was\s+found|found|meets)",
+    r"none\s+(?:found|qualify|qualifies|match|matched|exist)",
+    r"no\s+(?:results?|matches)",
+    r"(?:the\s+)?(?:result|answer|result\s+set|table)\s+is\s+empty",
+)
+_NO_RESULT = re.compile(rf"(?:{'|'.join(NO_RESULT_PHRASES)})(?P<tail>[^.!?\n]*)[.!]?", re.IGNORECASE)
+_TAKEN_BACK = re.compile(
+    r"[,:;|\t]|\b(?:but|however|except|only|although|though|other\s+than|unless|yet)\b", re.IGNORECASE
+)
+_NO_RESULT_LIMIT = 200
+
+
+def is_no_result(text: str) -> bool:
+    """True when the whole answer is one explicit statement that nothing qualifies (rule 8).
+
+    Examples
+    --------
+    >>> is_no_result("No qualifying records were found."), is_no_result("**There are no matching rows.**")
+    (True, True)
+    >>> is_no_result("No records were found for the 2019 release")
+    True
+    >>> is_no_result("No records were found, but here is a close match: a|1")
+    False
+    >>> is_no_result("I could not find it."), is_no_result("No.")
+    (False, False)
+    """
+    body = text.strip()
+    if len(body) > _NO_RESULT_LIMIT + 20:
+        return False
+    lines = [ln for ln in body.splitlines() if ln.strip() and not ln.strip().startswith("```")]
+    if len(lines) != 1:
+        return False
+    body = lines[0].strip().strip("*_`~\"' ").strip()
+    if len(body) > _NO_RESULT_LIMIT:
+        return False
+    m = _NO_RESULT.fullmatch(body)
+    return m is not None and _TAKEN_BACK.search(m["tail"]) is None
 
 
 @dataclass
@@ -244,12 +305,20 @@ def _drop_trailing_note(table: _Table, widths: list[int], expected: int, width: 
         return
     dropped = lines[cut:]
     del rows[cut:], lines[cut:]
-    marks = {f"line {n}: wrong_width" for n in dropped}
-    table.issues[:] = [i for i in table.issues if not any(i.startswith(m) for m in marks)]
+    gone = set(dropped)
+    table.issues[:] = [i for i in table.issues if _wrong_width_line(i) not in gone]
     table.issues.append(
         f"ignored {len(dropped)} line(s) of another width after the table and a blank line "
         f"(a note, not data): {_numbers(dropped)}"
     )
+
+
+def _wrong_width_line(issue: str) -> int | None:
+    """The line number of a ``line N: wrong_width ...`` issue, else None."""
+    if not issue.startswith("line "):
+        return None
+    number, _, rest = issue[5:].partition(": ")
+    return int(number) if number.isdigit() and rest.startswith("wrong_width") else None
 
 
 def _loose_ok(part: _Part, width: int, content: int) -> bool:
@@ -373,6 +442,8 @@ def parse_paper(text: str, schema: Schema) -> ParsedTable:
     'empty'
     >>> parse_paper("I could not find it.", schema).reason
     'no table found: 1 line of prose'
+    >>> parse_paper("No qualifying records were found.", schema).reason
+    'answer states that no record qualifies'
     """
     if not isinstance(text, str):
         raise SgrKitError(f"answer text: expected str, found {type(text).__name__}")
@@ -383,6 +454,8 @@ def parse_paper(text: str, schema: Schema) -> ParsedTable:
         return ParsedTable(status="empty", reason="empty answer")
     if stripped.upper() == "NONE":
         return ParsedTable(status="empty", reason="answer is NONE")
+    if is_no_result(stripped):
+        return ParsedTable(status="empty", reason="answer states that no record qualifies")
 
     width = len(schema.columns)
     names: dict[str, int] = {}
@@ -408,8 +481,9 @@ def parse_paper(text: str, schema: Schema) -> ParsedTable:
     none_rows = sum(t.none_rows for t in tables)
     with_rows = [t for t in tables if t.rows]
     if with_rows:
-        best = max(with_rows, key=lambda t: (t.layout.matched, t.fit > 0, not t.loose, t.fit, -tables.index(t)))
-        index = tables.index(best)
+        position = {id(t): i for i, t in enumerate(tables)}  # by identity: linear in the number of tables
+        best = max(with_rows, key=lambda t: (t.layout.matched, t.fit > 0, not t.loose, t.fit, -position[id(t)]))
+        index = position[id(best)]
         if len(tables) > 1:
             issues.append(
                 f"table {index + 1} of {len(tables)} scored ({best.kind}, "

@@ -42,6 +42,7 @@ __all__ = [
     "PairingDecision",
     "assign_bases",
     "canonical_reference",
+    "first_difference",
     "read_pairing_file",
     "variant_of",
 ]
@@ -118,8 +119,37 @@ def _differences(a: Task, b: Task, canon: Mapping[str, tuple]) -> list[str]:
     elif a.schema.row_key != b.schema.row_key:
         out.append(f"row keys differ ({'|'.join(a.schema.row_key)} vs {'|'.join(b.schema.row_key)})")
     if canon[a.task_id] != canon[b.task_id]:
-        out.append(f"reference tables differ ({a.gold_rows} vs {b.gold_rows} rows)")
+        first = first_difference(canon[a.task_id], canon[b.task_id], a.schema.columns)
+        out.append(f"reference tables differ ({a.gold_rows} vs {b.gold_rows} rows; {first})")
     return out
+
+
+def first_difference(a: tuple, b: tuple, columns: tuple[str, ...]) -> str:
+    """Where two canonical reference tables first differ, for messages.
+
+    Examples
+    --------
+    >>> first_difference((("x", "1"), ("y", "2")), (("x", "1"), ("y", "3")), ("id", "n"))
+    "first at row 2, column 'n': '2' vs '3'"
+    >>> first_difference((("x", "1"),), (("x", "1"), ("y", "2")), ("id", "n"))
+    "first at row 2: absent vs 'y|2'"
+    """
+    for i in range(max(len(a), len(b))):
+        row_a = a[i] if i < len(a) else None
+        row_b = b[i] if i < len(b) else None
+        if row_a == row_b:
+            continue
+        if row_a is None or row_b is None:
+            shown = ["absent" if r is None else repr("|".join(map(str, r))[:80]) for r in (row_a, row_b)]
+            return f"first at row {i + 1}: {shown[0]} vs {shown[1]}"
+        for j in range(max(len(row_a), len(row_b))):
+            cell_a = row_a[j] if j < len(row_a) else None
+            cell_b = row_b[j] if j < len(row_b) else None
+            if cell_a != cell_b:
+                name = repr(columns[j]) if j < len(columns) else f"{j + 1}"
+                shown = ["absent" if c is None else repr(str(c)[:80]) for c in (cell_a, cell_b)]
+                return f"first at row {i + 1}, column {name}: {shown[0]} vs {shown[1]}"
+    return "same rows"  # pragma: no cover - only called when the tables differ
 
 
 def read_pairing_file(path: Any) -> dict[str, tuple[str, str]]:

@@ -12,10 +12,15 @@ Schema
        an underscore (``county_name``);
     2. ``output_format``: a code span with pipes (`` `County Name|Population` ``), else the first
        ``a|b|c`` run of names (names without spaces, trailing punctuation dropped), else a
-       ``columns: a, b, c`` list up to the end of the sentence.
+       ``columns: a, b, c`` list up to the end of the sentence;
+    3. the reference's first record again, whatever its cells look like (distinct and non-empty
+       once cleaned), when the release's ``oracle_output_cardinality`` is exactly one less than
+       the reference's number of records: the release says how many data rows there are, so the
+       one extra line is the header.
 
     Inferred columns whose count matches no reference row are an error. The row key defaults to
-    the first column.
+    the first column. Whenever ``oracle_output_cardinality`` is given and differs from the
+    reference's parsed rows, a warning says so (whichever way the header was decided).
 
 Record separator
     The rubric's ``record_separator`` (``,`` or ``;``) when declared. Otherwise, when the
@@ -50,10 +55,10 @@ from typing import Any, Iterator, Mapping
 
 import pandas as pd
 
-from ..errors import SgrKitError
+from ..errors import SgrKitError, UnknownIdError, closest
 from ..load.release import Finding, Record, as_source_list, read_sources
 from ..parse import parse_answer
-from ..parse.cells import RECORD_SEPARATORS
+from ..parse.cells import RECORD_SEPARATORS, clean_cell
 from ..taxonomy import OTHER, cardinality_bin, classify_domain
 from ..schema import FIELD_TYPES
 from ..types import FieldRule, ParsedTable, Schema, Task
@@ -208,7 +213,22 @@ def _name_list(value: Any, *, loc: str, what: str) -> list[str]:
     return names
 
 
-def build_schema(rubric: Mapping[str, Any], *, reference: str, output_format: str = "", loc: str = "") -> Schema:
+def _named_cells(cells: list[str]) -> list[str] | None:
+    """Header cells as column names when they can be: cleaned, non-empty and distinct."""
+    names = [clean_cell(c) for c in cells]
+    if len(names) < 1 or not all(names) or len({n.casefold() for n in names}) != len(names):
+        return None
+    return names
+
+
+def build_schema(
+    rubric: Mapping[str, Any],
+    *,
+    reference: str,
+    output_format: str = "",
+    loc: str = "",
+    cardinality: int | None = None,
+) -> Schema:
     """The schema of one task (see the module docstring for the inference rules).
 
     Parameters
@@ -221,6 +241,9 @@ def build_schema(rubric: Mapping[str, Any], *, reference: str, output_format: st
         The task's output-format text.
     loc : str
         Location prefix for error messages (``file:line: task <id>``).
+    cardinality : int, optional
+        The release's ``oracle_output_cardinality`` (data rows of the reference), used to
+        recognize a header line.
 
     Returns
     -------
@@ -233,6 +256,8 @@ def build_schema(rubric: Mapping[str, Any], *, reference: str, output_format: st
     (('county', 'population'), ('county',), False)
     >>> build_schema({}, reference="Adams|12,Brown|7", output_format="Give name|n records").record_separator
     ','
+    >>> build_schema({}, reference="County Name|Pop. 2020\\nAdams|12", cardinality=1).columns
+    ('County Name', 'Pop. 2020')
     """
     separator = rubric.get("record_separator")
     if separator in ("\n", ""):
@@ -249,15 +274,22 @@ def build_schema(rubric: Mapping[str, Any], *, reference: str, output_format: st
             separator = infer_separator(reference)
         records = _records_of(reference, separator)
         first = _pipe_cells(records[0]) if records and "|" in records[0] else []
+        stated = _named_cells(first) if cardinality is not None and len(records) == cardinality + 1 else None
         if _is_header(first, output_format):
             columns = first
+        elif (found := _columns_from_format(output_format)) is None and stated is not None:
+            columns = stated
         else:
-            found = _columns_from_format(output_format)
             if found is None:
                 shown = records[0][:80] if records else "(empty)"
+                stated_note = (
+                    f", oracle_output_cardinality ({cardinality}) is not one less than its {len(records)} lines"
+                    if cardinality is not None else ", the release gives no oracle_output_cardinality"
+                )
                 raise SgrKitError(
                     f"{loc}: cannot tell the columns: the rubric has no 'columns', the reference's first line "
-                    f"{shown!r} is not a header, and output_format has no a|b|c sequence or 'columns: a, b' list"
+                    f"{shown!r} is not a header{stated_note}, and output_format has no a|b|c sequence or "
+                    f"'columns: a, b' list"
                 )
             columns, how = found
             widths = {len(_pipe_cells(r)) for r in records if "|" in r}
@@ -311,12 +343,13 @@ def build_task(
     loc = f"{record.source}: task {tid}"
     findings: list[Finding] = []
     reference = data["oracle_answer"]
+    stated = _cardinality(data.get("oracle_output_cardinality"))
     try:
-        schema = build_schema(data["rubric"], reference=reference, output_format=data.get("output_format", ""), loc=loc)
+        schema = build_schema(data["rubric"], reference=reference, output_format=data.get("output_format", ""),
+                              loc=loc, cardinality=stated)  # fmt: skip
         parsed = parse_answer(reference, schema, profile="strict")
     except SgrKitError as exc:
         return None, None, [Finding("error", tid, "schema", str(exc))]
-    stated = _cardinality(data.get("oracle_output_cardinality"))
     if parsed.status == "parse_failure":
         severity = "warning" if allow_invalid else "error"
         findings.append(Finding(
@@ -334,9 +367,13 @@ def build_task(
             findings.append(Finding("warning", tid, "cardinality", message))
         findings += [Finding("warning", tid, "schema", f"{loc}: reference {issue}") for issue in parsed.issues]
         if stated is not None and stated != gold_rows:
+            header = (
+                f" (its first line {'|'.join(parsed.header)!r} was read as the header)"
+                if parsed.header is not None and not schema.declared else ""
+            )
             findings.append(Finding(
                 "warning", tid, "cardinality",
-                f"{loc}: oracle_output_cardinality is {stated} but the reference has {gold_rows} rows",
+                f"{loc}: oracle_output_cardinality is {stated} but the reference has {gold_rows} rows{header}",
             ))
     ecosystem, family = classify_domain(data["domain"], warn=False)
     if family == OTHER:
@@ -394,7 +431,40 @@ class TaskSet(Mapping[str, Task]):
         )
 
     def __getitem__(self, task_id: str) -> Task:
-        return self._tasks[task_id]
+        """The task ``task_id``; an unknown id raises :class:`~sgr_kit.errors.UnknownIdError`.
+
+        The error is a :class:`KeyError` (so ``in`` and ``.get`` work as for any mapping) whose
+        message names the closest known ids.
+
+        Examples
+        --------
+        >>> tasks = TaskSet()
+        >>> tasks["arxiv_01"]
+        Traceback (most recent call last):
+        ...
+        sgr_kit.errors.UnknownIdError: unknown task id 'arxiv_01': not among the 0 loaded tasks
+        """
+        try:
+            return self._tasks[task_id]
+        except (KeyError, TypeError):
+            close = closest(str(task_id), self._tasks)
+            hint = f"; closest known ids: {', '.join(close)}" if close else ""
+            raise UnknownIdError(
+                f"unknown task id {task_id!r}: not among the {len(self._tasks)} loaded tasks{hint}"
+            ) from None
+
+    def __contains__(self, task_id: object) -> bool:
+        try:
+            return task_id in self._tasks
+        except TypeError:
+            return False
+
+    def get(self, task_id, default=None):
+        """The task ``task_id``, or ``default`` when it is not loaded."""
+        try:
+            return self._tasks.get(task_id, default)
+        except TypeError:
+            return default
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._tasks)

@@ -1,8 +1,11 @@
-"""Validate task files: every problem at once, for ``sgr-kit validate``.
+"""Validate task files, and runs files against them: every problem at once, for ``sgr-kit validate``.
 
 :func:`validate` reads, builds and pairs every task (:func:`sgr_kit.prepare.tasks.collect`)
 and prepares each for scoring under both profiles (:func:`sgr_kit.score.prepare_task`), so
-that it reports everything ``sgr-kit score`` would refuse or adjust.
+that it reports everything ``sgr-kit score`` would refuse or adjust. With ``runs``, it also
+reads the answers (:func:`sgr_kit.load.read_runs`) and reports, without scoring, unknown task
+ids (with the closest known ids), duplicate answers, unreadable lines, empty answers, null
+answers and answers that were not strings, and which tasks each system left unanswered.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import pandas as pd
 
 from ..errors import SgrKitError
 from ..load.release import Finding, as_source_list
+from ..load.runs import read_runs
 from ..schema import PROFILES
 from ..score import prepare_task
 from ..taxonomy import BINS
@@ -27,6 +31,8 @@ __all__ = ["ValidationReport", "validate"]
 _REPORT_COLUMNS = ["severity", "task_id", "kind", "message"]
 _SEVERITIES = ("error", "warning", "info")
 _HEADINGS = {"error": "errors", "warning": "warnings", "info": "notes"}
+_SHOWN_PER_KIND = 20
+_SHOWN_IDS = 5
 
 
 @dataclass(frozen=True)
@@ -39,11 +45,16 @@ class ValidationReport:
     tasks : TaskSet
         The tasks that could be built.
     sources : tuple of str
+    runs : RunSet or None
+        The answers that could be read, when runs were checked.
+    run_sources : tuple of str
     """
 
     findings: tuple[Finding, ...]
     tasks: Any
     sources: tuple[str, ...]
+    runs: Any = None
+    run_sources: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -70,6 +81,8 @@ class ValidationReport:
         if tasks.decisions:
             lines.append("pairing decisions:")
             lines += [f"  {d.task_id} -> {d.base_id} [{d.rule}] {d.detail}" for d in tasks.decisions]
+        if self.runs is not None:
+            lines += self._runs_lines()
         for severity in _SEVERITIES:
             # informational pairing findings repeat the decisions listed above
             found = [
@@ -78,14 +91,44 @@ class ValidationReport:
             ]
             if found:
                 lines.append(f"{_HEADINGS[severity]} ({len(found)}):")
-                lines += [f"  [{f.kind}] {f.message}" for f in found]
+                shown: dict[str, int] = {}
+                for f in found:
+                    shown[f.kind] = shown.get(f.kind, 0) + 1
+                    if shown[f.kind] <= _SHOWN_PER_KIND:
+                        lines.append(f"  [{f.kind}] {f.message}")
+                for kind, n in shown.items():
+                    if n > _SHOWN_PER_KIND:
+                        lines.append(f"  [{kind}] ... and {n - _SHOWN_PER_KIND} more")
         n_err = sum(f.severity == "error" for f in self.findings)
         n_warn = sum(f.severity == "warning" for f in self.findings)
         lines.append(f"result: {'OK' if n_err == 0 else 'FAILED'} ({n_err} errors, {n_warn} warnings)")
         return "\n".join(lines)
 
 
-def validate(source: Any, *more_sources: Any, pairing: Any = None, strict_pairing: bool = False) -> ValidationReport:
+    def _runs_lines(self) -> list[str]:
+        runs, tasks = self.runs, self.tasks
+        systems = list(runs.systems)
+        lines = [
+            f"runs: {', '.join(self.run_sources)}",
+            f"  {len(runs)} answers from {len(systems)} system(s)"
+            + (f"; {len(runs.nulls)} null (scored missing)" if runs.nulls else ""),
+        ]
+        answered: dict[str, set[str]] = {s: set() for s in systems}
+        for answer in runs:
+            answered.setdefault(answer.system, set()).add(answer.task_id)
+        for system in systems:
+            left = [t for t in tasks if t not in answered.get(system, set())]
+            line = f"  {system}: {len(tasks) - len(left)} of {len(tasks)} tasks answered"
+            if left:
+                ids = ", ".join(left[:_SHOWN_IDS]) + (", ..." if len(left) > _SHOWN_IDS else "")
+                line += f"; {len(left)} will be scored missing ({ids})"
+            lines.append(line)
+        return lines
+
+
+def validate(
+    source: Any, *more_sources: Any, pairing: Any = None, strict_pairing: bool = False, runs: Any = None
+) -> ValidationReport:
     """Check task files and report every problem, without stopping at the first one.
 
     Reports every pairing decision, duplicate task ids, unreadable records, schema problems,
@@ -101,6 +144,8 @@ def validate(source: Any, *more_sources: Any, pairing: Any = None, strict_pairin
         An explicit ``task_id, base_id`` file (see :func:`sgr_kit.prepare.pairing.read_pairing_file`).
     strict_pairing : bool, default False
         Report pairing warnings as errors (as :func:`sgr_kit.prepare.load_tasks` does with it).
+    runs : path or list of paths, optional
+        Answers to check against the tasks that could be built, without scoring them.
 
     Returns
     -------
@@ -123,7 +168,12 @@ def validate(source: Any, *more_sources: Any, pairing: Any = None, strict_pairin
     taskset, findings = collect(sources, pairing=pairing, strict_pairing=strict_pairing, allow_invalid=False)
     failed = {f.task_id for f in findings if f.severity == "error"}
     findings += _scoring_findings({k: t for k, t in taskset.items() if k not in failed})
-    return ValidationReport(tuple(findings), taskset, tuple(str(s) for s in sources))
+    run_set, run_sources = None, ()
+    if runs:
+        run_sources = tuple(str(s) for s in as_source_list(runs))
+        run_set, more = read_runs(runs, tasks=taskset)
+        findings += more
+    return ValidationReport(tuple(findings), taskset, tuple(str(s) for s in sources), run_set, run_sources)
 
 
 def _scoring_findings(tasks: Mapping[str, Task]) -> list[Finding]:

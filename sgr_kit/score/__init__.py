@@ -1,4 +1,5 @@
-"""Scoring: one answer (:mod:`.answer`) and many systems' runs (:mod:`.runs`).
+"""Scoring: one answer (:mod:`.answer`), many systems' runs (:mod:`.runs`), and the same in
+batches and worker processes (:mod:`.parallel`, the path of ``sgr-kit score --workers N``).
 
 Every scored answer carries a status (:data:`sgr_kit.types.STATUSES`); see
 :mod:`sgr_kit.score.answer` for the statuses, the per-cell verdicts and how a

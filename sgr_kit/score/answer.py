@@ -15,6 +15,17 @@ Every scored answer carries a status (:data:`sgr_kit.types.STATUSES`):
     text without a data row (e.g. a header only): no metrics (NaN) and a reason.
 ``missing``
     no answer at all: no metrics (NaN), zero counts except the reference's.
+``scorer_error``
+    scoring this answer failed inside sgr-kit (an unexpected exception, which no
+    answer text should cause): no metrics (NaN) and the exception as the reason.
+    It is the scorer's fault, never the answer's, so it is never a zero: means
+    leave it out (:mod:`sgr_kit.aggregate`). :func:`score_answer` lets no
+    exception escape for an answer's text; only a wrong call (a task and an
+    answer that do not belong together, a value that is not text) raises.
+
+A column whose type a user rules file declares ``integer`` or ``decimal`` never
+lets an invalid cell (not a number there) match, not even the identical invalid
+reference cell; see :mod:`sgr_kit.rules`.
 
 A numeric tolerance from user rules (:meth:`sgr_kit.rules.Rules.apply`) is
 applied when cells are compared: a predicted value whose canonical string is a
@@ -33,7 +44,7 @@ from typing import TYPE_CHECKING, Callable, Hashable, Mapping, NamedTuple, Seque
 
 
 from ..align import CREDIT, DUPLICATE, align_rows, reference_index
-from ..canonicalize import column_canonicalizers
+from ..canonicalize import INVALID, INVALID_UNIT, column_canonicalizers
 from ..canonicalize.strict import DECIMAL_CONTEXT
 from ..errors import SgrKitError
 from ..schema import VERDICTS, check_profile
@@ -44,11 +55,13 @@ from ..types import Answer, ParsedTable, Schema, Task
 if TYPE_CHECKING:  # pragma: no cover
     from ..rules import Rules
 
-__all__ = ["CellRecord", "ScoreResult", "PreparedTask", "prepare_task", "score_answer"]
+__all__ = ["CellRecord", "ScoreResult", "PreparedTask", "prepare_task", "score_answer", "missing_result",
+           "scorer_error_result", "answer_label"]
 
-#: Verdict of a cell record.
 _NAN = math.nan
 _new = tuple.__new__
+_INVALID_MARKS = (INVALID, INVALID_UNIT)
+_NUMERIC = ("integer", "decimal")
 
 
 class CellRecord(NamedTuple):
@@ -130,6 +143,26 @@ class ScoreResult:
     parse: ParsedTable | None
     cells: tuple[CellRecord, ...]
 
+    def __repr__(self) -> str:
+        """One line: the status, the three metrics and the counts (not every cell record).
+
+        Examples
+        --------
+        >>> from sgr_kit.types import Schema, Task
+        >>> task = Task("t_001", "t_001", "constraint", "NVD", "NVD", "vulnerability databases",
+        ...             Schema(("id", "v"), ("id",)), "a|1\\nb|2", 2, "1-2")
+        >>> score_answer(task, "a|1\\nb|3", profile="strict")
+        ScoreResult(task_id='t_001', status='parsed', item_f1=0.75, row_f1=0.5, poa=1.0, fields=3/4/4, rows=1/2/2, pairs=1/1, cells=4)
+        """
+        reason = f", reason={self.reason!r}" if self.reason else ""
+        metrics = ", ".join(f"{name}={round(getattr(self, name), 4)!r}" for name in ("item_f1", "row_f1", "poa"))
+        return (
+            f"ScoreResult(task_id={self.task_id!r}, status={self.status!r}, {metrics}, "
+            f"fields={self.correct_fields}/{self.gold_fields}/{self.pred_fields}, "
+            f"rows={self.correct_rows}/{self.gold_rows}/{self.pred_rows}, pairs={self.correct_pairs}/{self.pairs}, "
+            f"cells={len(self.cells)}{reason})"
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class PreparedTask:
@@ -158,6 +191,9 @@ class PreparedTask:
     tolerant : mapping of int to (Decimal, tuple)
         Column position -> (tolerance, the reference's value in each row as a
         Decimal, None where not a finite number), for columns with a tolerance.
+    strictly_valid : frozenset of int
+        Column positions whose type a user rules file declares numeric: there an
+        invalid cell never matches, not even the identical invalid reference cell.
     """
 
     task: Task
@@ -171,6 +207,7 @@ class PreparedTask:
     gold_index: Mapping[Hashable, int]
     key_of: Callable[[Sequence], tuple]
     tolerant: Mapping[int, tuple[Decimal, tuple[Decimal | None, ...]]]
+    strictly_valid: frozenset[int] = frozenset()
 
 
 def _finite(value: str | None) -> Decimal | None:
@@ -286,6 +323,11 @@ def prepare_task(task: Task, *, profile: str = "paper", rules: Rules | None = No
         for j, c in enumerate(schema.columns)
         if c in tolerance
     }
+    strictly_valid = frozenset()
+    if rules is not None:
+        declared = rules.declared_types(task)
+        strictly_valid = frozenset(j for j, c in enumerate(schema.columns) if declared.get(c) in _NUMERIC)
+        _warn_invalid_reference(task, schema, gold_values, strictly_valid, declared, rules)
     return PreparedTask(
         task=task,
         profile=profile,
@@ -298,7 +340,25 @@ def prepare_task(task: Task, *, profile: str = "paper", rules: Rules | None = No
         gold_index=gold_index,
         key_of=key_of,
         tolerant=tolerant,
+        strictly_valid=strictly_valid,
     )
+
+
+def _warn_invalid_reference(task, schema, gold_values, positions, declared, rules) -> None:
+    """Warn once per column when user-declared numeric types make reference cells invalid."""
+    for j in sorted(positions):
+        bad = [(i, v) for i, values in enumerate(gold_values) if (v := values[j]) and v.startswith(_INVALID_MARKS)]
+        if bad:
+            i, value = bad[0]
+            column = schema.columns[j]
+            warnings.warn(
+                f"task {task.task_id}: {rules.source or 'the rules'} declares column {column!r} "
+                f"{declared[column]}, but {len(bad)} reference cell(s) are not numbers there (first: "
+                f"{value.split(':', 1)[1]!r} in row {i + 1}); an invalid cell never matches, so no answer can get "
+                f"them right",
+                UserWarning,
+                stacklevel=3,
+            )
 
 
 def _canonical_row(canonicalizers: tuple[Callable[[str], str], ...], cells: tuple[str, ...]) -> list:
@@ -397,8 +457,22 @@ def score_answer(
         text = answer
     else:
         raise SgrKitError(f"task {task_id}: answer must be str, Answer or None; found {type(answer).__name__}")
-    parsed = parse_answer(text, prepared.schema, profile=prepared.profile)
-    return _score_parsed(prepared, parsed)
+    try:
+        parsed = parse_answer(text, prepared.schema, profile=prepared.profile)
+        return _score_parsed(prepared, parsed)
+    except Exception as exc:  # noqa: BLE001 - any failure here is the scorer's, reported as a status
+        return scorer_error_result(prepared, exc)
+
+
+def scorer_error_result(prepared: PreparedTask, exc: BaseException) -> ScoreResult:
+    """The result of an answer whose scoring failed: status ``scorer_error``, no metrics, the exception as reason."""
+    rows = len(prepared.gold_values)
+    message = str(exc).replace("\n", " ")[:300]
+    reason = f"scoring failed: {type(exc).__name__}" + (f": {message}" if message else "")
+    return ScoreResult(
+        prepared.task.task_id, "scorer_error", _NAN, _NAN, _NAN, 0, rows * len(prepared.schema.columns), 0, 0,
+        rows, 0, 0, 0, 0, reason, (), None, (),
+    )  # fmt: skip
 
 
 def _score_parsed(prepared: PreparedTask, parsed: ParsedTable) -> ScoreResult:
@@ -412,6 +486,7 @@ def _score_parsed(prepared: PreparedTask, parsed: ParsedTable) -> ScoreResult:
     keys = [key_of(v) for v in values]
     alignment = align_rows(prepared.gold_index, keys)
     tolerant = prepared.tolerant
+    strictly_valid = prepared.strictly_valid
     extra_names = parsed.extra_columns
 
     cells: list[CellRecord] = []
@@ -430,7 +505,9 @@ def _score_parsed(prepared: PreparedTask, parsed: ParsedTable) -> ScoreResult:
                 expected = gold[j]
                 if value is None or value == "":
                     verdict, all_ok = "missing", False
-                elif value == expected or (j in tolerant and _within(value, tolerant[j][1][target], tolerant[j][0])):
+                elif (value == expected and not (j in strictly_valid and value.startswith(_INVALID_MARKS))) or (
+                    j in tolerant and _within(value, tolerant[j][1][target], tolerant[j][0])
+                ):
                     verdict = "match"
                     correct_fields += 1
                 else:

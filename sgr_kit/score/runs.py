@@ -22,8 +22,8 @@ from .answer import CellRecord, PreparedTask, ScoreResult, answer_label, missing
 if TYPE_CHECKING:  # pragma: no cover
     from ..rules import Rules
 
-__all__ = ["ScoredAnswer", "ScoredRuns", "score_all", "scores_frame",
-           "cells_frame", "score_runs", "score_with_cells"]
+__all__ = ["ScoredAnswer", "ScoredRuns", "WorkItem", "score_all", "scores_frame", "cells_frame", "score_runs",
+           "score_with_cells", "plan_work", "score_row", "rows_frame", "CellColumns"]
 
 
 class ScoredAnswer(NamedTuple):
@@ -107,6 +107,46 @@ def _check_runs(
     return by_id, list(systems), by_pair, total
 
 
+class WorkItem(NamedTuple):
+    """One (system, task, repeat) to score, in the order of the scores table; ``answer`` None: missing."""
+
+    system: str
+    task_id: str
+    repeat: int
+    answer: Answer | None
+
+
+def plan_work(
+    tasks: Mapping[str, Task] | Iterable[Task], runs: Iterable[Answer]
+) -> tuple[dict[str, Task], list[WorkItem], int]:
+    """Validate tasks and answers and list every (system, task, repeat) in output order.
+
+    Returns
+    -------
+    tasks : dict of str to Task
+    items : list of WorkItem
+        Ordered by system (first appearance), task (order of ``tasks``) and repeat; a
+        ``missing`` item (repeat 0) for every system and task without an answer.
+    answered : int
+        The number of answers (items with an answer).
+
+    Raises
+    ------
+    SgrKitError
+        As :func:`score_all`.
+    """
+    by_id, systems, by_pair, total = _check_runs(tasks, runs)
+    items: list[WorkItem] = []
+    for system in systems:
+        for task_id in by_id:
+            given = by_pair.get((system, task_id))
+            if not given:
+                items.append(WorkItem(system, task_id, 0, None))
+                continue
+            items.extend(WorkItem(system, task_id, repeat, answer) for repeat, answer in sorted(given, key=itemgetter(0)))
+    return by_id, items, total
+
+
 def _iter_scored(
     tasks: Mapping[str, Task] | Iterable[Task],
     runs: Iterable[Answer],
@@ -119,24 +159,21 @@ def _iter_scored(
     from tqdm.auto import tqdm
 
     check_profile(profile)
-    by_id, systems, by_pair, total = _check_runs(tasks, runs)
+    by_id, items, total = plan_work(tasks, runs)
 
     def scored() -> Iterator[ScoredAnswer]:
         prepared: dict[str, PreparedTask] = {}
         with tqdm(total=total, desc="scoring", unit="answer", disable=not progress) as bar:
-            for system in systems:
-                for task_id, task in by_id.items():
-                    if task_id not in prepared:
-                        prepared[task_id] = prepare_task(task, profile=profile, rules=rules)
-                    ready = prepared[task_id]
-                    given = by_pair.get((system, task_id))
-                    if not given:
-                        yield ScoredAnswer(system, 0, task, missing_result(ready))
-                        continue
-                    for repeat, answer in sorted(given, key=itemgetter(0)):
-                        result = missing_result(ready) if answer is None else score_answer(ready, answer)
-                        yield ScoredAnswer(system, repeat, task, result)
-                    bar.update(sum(answer is not None for _, answer in given))
+            for item in items:
+                task = by_id[item.task_id]
+                ready = prepared.get(item.task_id)
+                if ready is None:
+                    ready = prepared[item.task_id] = prepare_task(task, profile=profile, rules=rules)
+                if item.answer is None:
+                    yield ScoredAnswer(item.system, item.repeat, task, missing_result(ready))
+                    continue
+                yield ScoredAnswer(item.system, item.repeat, task, score_answer(ready, item.answer))
+                bar.update(1)
 
     return scored()
 
@@ -177,7 +214,8 @@ def score_all(
     return list(_iter_scored(tasks, runs, profile=profile, rules=rules, progress=progress))
 
 
-def _score_row(s: ScoredAnswer) -> tuple:
+def score_row(s: ScoredAnswer) -> tuple:
+    """The row of the scores table (:data:`SCORE_COLUMNS` order) of one scored answer."""
     t, r = s.task, s.result
     return (
         s.system, t.task_id, t.base_id, t.variant, t.domain, t.ecosystem, t.family, t.gold_rows, t.bin,
@@ -186,12 +224,13 @@ def _score_row(s: ScoredAnswer) -> tuple:
     )  # fmt: skip
 
 
-def _rows_frame(rows: list[tuple]) -> pd.DataFrame:
+def rows_frame(rows: list[tuple]) -> pd.DataFrame:
+    """The scores table from rows made by :func:`score_row`."""
     columns = zip(*rows) if rows else ([] for _ in SCORE_COLUMNS)
     return _frame(dict(zip(SCORE_COLUMNS, map(list, columns))), SCORE_COLUMNS)
 
 
-class _CellColumns:
+class CellColumns:
     """The cells table, column by column, filled one scored answer at a time."""
 
     def __init__(self) -> None:
@@ -210,7 +249,11 @@ class _CellColumns:
             column.extend(values)
 
     def frame(self) -> pd.DataFrame:
+        """The cells table (:data:`CELL_COLUMNS`)."""
         return _frame(self.columns, CELL_COLUMNS)
+
+    def __len__(self) -> int:
+        return len(self.columns["verdict"])
 
 
 def scores_frame(scored: Iterable[ScoredAnswer]) -> pd.DataFrame:
@@ -231,7 +274,7 @@ def scores_frame(scored: Iterable[ScoredAnswer]) -> pd.DataFrame:
     >>> list(scores_frame([]).columns)[:4]
     ['system', 'task_id', 'base_id', 'variant']
     """
-    return _rows_frame([_score_row(s) for s in scored])
+    return rows_frame([score_row(s) for s in scored])
 
 
 def cells_frame(scored: Iterable[ScoredAnswer]) -> pd.DataFrame:
@@ -253,7 +296,7 @@ def cells_frame(scored: Iterable[ScoredAnswer]) -> pd.DataFrame:
     >>> list(cells_frame([]).columns)
     ['system', 'task_id', 'repeat', 'pred_row', 'gold_row', 'column', 'raw', 'canonical', 'reference', 'verdict']
     """
-    table = _CellColumns()
+    table = CellColumns()
     for s in scored:
         table.add(s)
     return table.frame()
@@ -261,12 +304,12 @@ def cells_frame(scored: Iterable[ScoredAnswer]) -> pd.DataFrame:
 
 def _score_tables(tasks, runs, *, profile: str, rules: Rules | None, progress: bool, with_cells: bool):
     rows: list[tuple] = []
-    cells = _CellColumns() if with_cells else None
+    cells = CellColumns() if with_cells else None
     for s in _iter_scored(tasks, runs, profile=profile, rules=rules, progress=progress):
-        rows.append(_score_row(s))
+        rows.append(score_row(s))
         if cells is not None:
             cells.add(s)
-    return _rows_frame(rows), (cells.frame() if cells is not None else None)
+    return rows_frame(rows), (cells.frame() if cells is not None else None)
 
 
 def score_runs(

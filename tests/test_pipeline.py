@@ -1,0 +1,77 @@
+"""From files to scores (sgr_kit.pipeline): the streaming path writes what the in-memory path returns."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from sgr_kit.cli import main
+from sgr_kit.errors import SgrKitError
+from sgr_kit.pipeline import score_files, score_files_to
+
+DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
+TASKS = [DEMO / "constraint.jsonl", DEMO / "goal.jsonl"]
+
+
+@pytest.fixture(scope="module")
+def in_memory():
+    return score_files(TASKS, DEMO / "runs.jsonl", progress=False)[2]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_streamed_outputs_hold_the_tables_of_score_files(tmp_path, in_memory, suffix):
+    out, cells = tmp_path / f"scores{suffix}", tmp_path / f"cells{suffix}"
+    _, _, scores = score_files_to(TASKS, DEMO / "runs.jsonl", out, cells=cells, progress=False)
+    pd.testing.assert_frame_equal(scores, in_memory.scores)
+    if suffix == ".csv":  # byte for byte what writing the in-memory tables gives
+        assert out.read_text() == in_memory.scores.to_csv(index=False)
+        assert cells.read_text() == in_memory.cells.to_csv(index=False)
+    else:
+        pd.testing.assert_frame_equal(pd.read_parquet(cells), in_memory.cells)
+        pd.testing.assert_frame_equal(pd.read_parquet(out), in_memory.scores)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([out.name, cells.name])
+
+
+def test_score_files_with_workers_returns_the_same_tables(in_memory, monkeypatch):
+    import sgr_kit.score.parallel as parallel
+
+    monkeypatch.setattr(parallel, "BATCH_ANSWERS", 100)
+    scored = score_files(TASKS, DEMO / "runs.jsonl", progress=False, workers=2)[2]
+    pd.testing.assert_frame_equal(scored.scores, in_memory.scores)
+    pd.testing.assert_frame_equal(scored.cells, in_memory.cells)
+
+
+def test_outputs_are_checked_before_anything_is_scored(tmp_path):
+    (tmp_path / "o.csv").write_text("keep\n")
+    with pytest.raises(SgrKitError, match=r"--out .*o\.csv already exists; pass --force"):
+        score_files_to(TASKS, tmp_path / "missing-runs.jsonl", tmp_path / "o.csv")
+    with pytest.raises(SgrKitError, match=r"--out and --cells name the same file"):
+        score_files_to(TASKS, DEMO / "runs.jsonl", tmp_path / "x.csv", cells=tmp_path / "x.csv")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.csv"]
+
+
+HOSTILE_IDS = ["../escape_001", "/tmp/abs_001", "a/b_001", "..", "C:\\x_001"]
+
+
+def test_task_ids_never_build_a_path_outside_the_output_folder(tmp_path, capsys):
+    sandbox = tmp_path / "sandbox"
+    (sandbox / "out").mkdir(parents=True)
+    records = [{"task_id": tid, "domain": "NVD", "oracle_answer": "id|n\nA|1\nB|2", "output_format": "id|n"}
+               for tid in HOSTILE_IDS]  # fmt: skip
+    (sandbox / "tasks.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (sandbox / "runs.jsonl").write_text("".join(
+        json.dumps({"system": sys, "task_id": tid, "answer": "A|1\nB|3"}) + "\n"
+        for sys in ("../sys", "/abs/sys") for tid in HOSTILE_IDS))  # fmt: skip
+    before = {p for p in tmp_path.rglob("*")}
+    out = sandbox / "out"
+    assert main(["score", "--tasks", str(sandbox / "tasks.jsonl"), "--runs", str(sandbox / "runs.jsonl"),
+                 "--out", str(out / "scores.csv"), "--cells", str(out / "cells.parquet"), "--no-progress"]) == 0
+    assert main(["summary", str(out / "scores.csv")]) == 0
+    assert main(["validate", "--tasks", str(sandbox / "tasks.jsonl"), "--runs", str(sandbox / "runs.jsonl")]) == 0
+    capsys.readouterr()
+    created = {p for p in tmp_path.rglob("*")} - before
+    assert created == {out / "scores.csv", out / "cells.parquet"}
+    assert sorted(pd.read_csv(out / "scores.csv")["task_id"].unique()) == sorted(HOSTILE_IDS)
