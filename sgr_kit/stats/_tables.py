@@ -19,12 +19,10 @@ import pandas as pd
 
 from ..aggregate import task_means
 from ..errors import SgrKitError
-from ..schema import METRICS, VARIANTS, check_choice
+from ..schema import ALL_SYSTEMS, METRICS, VARIANT_GROUPS, VARIANTS, check_choice, is_synthetic  # noqa: F401
 
-#: The ``system`` value of rows that pool every system of the input.
-ALL_SYSTEMS = "all systems"
 #: The variants of a mean: the two variants of section 3.1 and both together.
-MEAN_VARIANTS: tuple[str, ...] = (*VARIANTS, "overall")
+MEAN_VARIANTS: tuple[str, ...] = VARIANT_GROUPS
 #: Interval methods of the bootstrap, the default first.
 INTERVAL_METHODS: tuple[str, ...] = ("bca", "percentile")
 #: Differences smaller than this (in score fractions) are ties: repeats averaged in
@@ -95,16 +93,6 @@ def check_by(scores: pd.DataFrame, by: str | Iterable[str]) -> tuple[str, ...]:
     if len(set(names)) != len(names):
         raise SgrKitError(f"by: each column may appear once; found {names!r}")
     return names
-
-
-def is_synthetic(scores: pd.DataFrame) -> bool:
-    """True when any row of ``scores`` is marked synthetic (its ``synthetic`` column)."""
-    if "synthetic" not in scores.columns:
-        return False
-    flags = scores["synthetic"]
-    if flags.dtype == bool:
-        return bool(flags.any())
-    return bool(flags.map(lambda v: str(v).strip().lower() in {"true", "1", "yes"}).any())
 
 
 def per_task(scores: pd.DataFrame, *, failure_policy: str, by: Sequence[str] = ()) -> pd.DataFrame:
