@@ -89,9 +89,10 @@ def read_table(
 
         try:
             table = pq.read_table(p)
+            names = list(table.column_names)  # damaged bytes can make even the names undecodable
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise SgrKitError(f"{what} {p}: not a readable parquet file ({exc})") from None
-        for name, column in zip(table.column_names, table.columns):
+        for name, column in zip(names, table.columns):
             try:
                 column.validate(full=True)  # e.g. text that is not UTF-8 in a damaged file
             except (pa.ArrowException, ValueError) as exc:
