@@ -9,8 +9,11 @@ The logic is split so that it can be tested without a browser:
 
 - :mod:`.filters`: filter state -> selection, means, CSV (pure pandas);
 - :mod:`.answers`: the cells table indexed by answer; one answer's details;
-- :mod:`.render`: answers and selections -> escaped HTML, and the static view;
-- :mod:`.app`: the widgets (:class:`Explorer`) and the entry points.
+- :mod:`.sources`: scores, cells, tasks and runs held together (:class:`AnswerSource`);
+- :mod:`.render`: answers and selections -> escaped HTML, and the static view (a package:
+  escaping, style, aligned table, answer, pages; the annotator reuses its parts);
+- :mod:`.app`: the widgets (:class:`Explorer`);
+- :mod:`.entry`: the entry points (:func:`explore`, :func:`explore_runs`, :func:`explore_report`).
 
 Examples
 --------
@@ -28,8 +31,10 @@ import sys
 import types
 
 from .answers import AnswerDetail, CellIndex, gather_answer
-from .app import Explorer, StaticView, explore, explore_report, explore_runs, report_files
+from .app import Explorer
+from .entry import explore, explore_report, explore_runs
 from .filters import FilterState, filter_options, select, selection_csv, selection_means
+from .sources import AnswerSource, StaticView, report_files
 
 __all__ = [
     "explore",
@@ -46,6 +51,7 @@ __all__ = [
     "CellIndex",
     "AnswerDetail",
     "gather_answer",
+    "AnswerSource",
 ]
 
 

@@ -1,9 +1,8 @@
 """The explorer application: ipywidgets over the pure selection and rendering functions.
 
-:func:`explore` builds an :class:`Explorer` from a scores table and its cells table (and,
-optionally, the tasks and runs they were scored from); :func:`explore_runs` scores tasks
-and runs first; :func:`explore_report` opens a report folder (``scores.csv`` and
-``cells.parquet``).
+:class:`Explorer` shows the answers of an :class:`~sgr_kit.explore.sources.AnswerSource`
+(a scores table with its cells, tasks and runs); :mod:`.entry` holds the functions that
+open it (:func:`~sgr_kit.explore.explore` and its siblings).
 
 Displaying an :class:`Explorer` shows the widgets in JupyterLab. Its display bundle also
 carries a static HTML view of the selection (:meth:`Explorer.static_html`), which a
@@ -16,25 +15,24 @@ import base64
 import html
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import pandas as pd
 
 from sgr_kit.errors import SgrKitError
 from sgr_kit.schema import METRIC_LABELS, METRICS, check_failure_policy, check_profile, is_synthetic
 
-from .answers import AnswerDetail, CellIndex, gather_answer
+from .answers import AnswerDetail
 from .filters import (
     FILTER_COLUMNS,
-    KEY,
     FilterState,
-    check_scores,
     filter_options,
     scores_text_lookup,
     select,
     selection_csv,
     selection_means,
 )
+from .sources import AnswerSource, StaticView
 from .render import (
     CSS,
     WIDE,
@@ -47,7 +45,7 @@ from .render import (
     text_html,
 )
 
-__all__ = ["Explorer", "StaticView", "explore", "explore_runs", "explore_report", "report_files"]
+__all__ = ["Explorer"]
 
 #: Headings of the categorical filters.
 _FILTER_LABELS = {
@@ -62,41 +60,6 @@ _SORTS = (
     ("P.O.A.", "poa"), ("C_item", "correct_fields"), ("N_pred", "pred_fields"), ("C_row", "correct_rows"),
     ("reference rows", "gold_rows"), ("status", "status"),
 )  # fmt: skip
-
-
-class StaticView:
-    """HTML shown as it is (the explorer's static view as a notebook output)."""
-
-    def __init__(self, markup: str) -> None:
-        self.markup = markup
-
-    def _repr_html_(self) -> str:
-        return self.markup
-
-
-def _as_task_map(tasks: Any) -> dict[str, Any] | None:
-    if tasks is None:
-        return None
-    items = tasks.values() if isinstance(tasks, Mapping) else tasks
-    out = {}
-    for task in items:
-        task_id = getattr(task, "task_id", None)
-        if not isinstance(task_id, str):
-            raise SgrKitError(f"tasks: expected Task objects (e.g. a TaskSet); found {type(task).__name__}")
-        out[task_id] = task
-    return out
-
-
-def _as_texts(runs: Any) -> dict[tuple, str] | None:
-    if runs is None:
-        return None
-    texts = {}
-    for answer in runs:
-        try:
-            texts[(answer.system, answer.task_id, int(answer.repeat))] = answer.text
-        except AttributeError:
-            raise SgrKitError(f"runs: expected Answer objects (e.g. a RunSet); found {type(answer).__name__}") from None
-    return texts
 
 
 class Explorer:
@@ -131,17 +94,14 @@ class Explorer:
     ) -> None:
         check_profile(profile)
         check_failure_policy(failure_policy)
-        self.scores = check_scores(scores).reset_index(drop=True)
-        self._cells = CellIndex(cells) if cells is not None else None
-        self._tasks = _as_task_map(tasks)
-        self._texts = _as_texts(runs)
+        self._source = AnswerSource(scores, cells, tasks=tasks, runs=runs, profile=profile, rules=rules)
+        self.scores = self._source.scores
+        self._cells, self._tasks, self._texts = self._source.cells, self._source.tasks, self._source.texts
         self.profile, self.rules, self.failure_policy = profile, rules, failure_policy
         self.synthetic = is_synthetic(self.scores) if synthetic is None else bool(synthetic)
         self.list_limit = int(list_limit)
-        self._prepared: dict[str, Any] = {}
         self._search: pd.Series | None = None
-        keys = zip(*(self.scores[c].tolist() for c in KEY))
-        self._position = {(s, t, int(r)): i for i, (s, t, r) in enumerate(keys)}
+        self._position = self._source.positions
         self._systems = tuple(pd.unique(self.scores["system"]))
         base = self.scores["base_id"] if "base_id" in self.scores else self.scores["task_id"].str.removesuffix("-g")
         self._variant_of = {
@@ -173,15 +133,7 @@ class Explorer:
 
     def detail(self, key: tuple) -> AnswerDetail:
         """Everything known about the answer ``(system, task_id, repeat)``."""
-        key = (key[0], key[1], int(key[2]))
-        if key not in self._position:
-            raise SgrKitError(f"no answer {key!r} in the scores table")
-        row = self.scores.iloc[self._position[key]].to_dict()
-        task = self._tasks.get(key[1]) if self._tasks is not None else None
-        return gather_answer(
-            key, row, cells=self._cells, task=task, texts=self._texts, profile=self.profile, rules=self.rules,
-            prepared=self._prepared,
-        )  # fmt: skip
+        return self._source.detail(key)
 
     def describe_filters(self) -> list[str]:
         """The filters in force, in words."""
@@ -548,136 +500,3 @@ class Explorer:
             heading=f"Task {plain_label(task_id)}, repeat {repeat}: {plain_label(system)} (left) and "
                     f"{plain_label(other)} (right)",
         )  # fmt: skip
-
-
-def explore(
-    scores: pd.DataFrame,
-    cells: pd.DataFrame | None = None,
-    *,
-    tasks: Any = None,
-    runs: Any = None,
-    profile: str = "paper",
-    rules: Any = None,
-    synthetic: bool | None = None,
-    failure_policy: str = "zero",
-) -> Explorer:
-    """Open the interactive explorer of scored answers (display the result in JupyterLab).
-
-    Filters (systems, variant, family, domain, cardinality bin, status, a score range and a
-    text search in the answers) select answers; the list shows the count and the means of
-    the selection and sorts by any metric; the answer view aligns the reference and the
-    answer row by row, each cell marked by its verdict; further tabs set the constraint
-    and goal answers of one base problem, and two systems' answers to one task, side by
-    side. The selection exports as CSV.
-
-    Parameters
-    ----------
-    scores : DataFrame
-        A scores table (``sgr-kit score --out``; :data:`sgr_kit.schema.SCORE_COLUMNS`).
-    cells : DataFrame, optional
-        Its cells table (``sgr-kit score --cells``; :data:`sgr_kit.schema.CELL_COLUMNS`).
-        Without it, answers are re-scored for display when tasks and runs are given.
-    tasks : TaskSet or iterable of Task, optional
-        With ``runs``: answers are re-scored when shown, for their parse issues and the
-        reference as written.
-    runs : RunSet or iterable of Answer, optional
-        The answers' texts: shown as written and searched. Without runs, an answer's text
-        is reconstructed from its cell records (labelled so) and the search looks in the
-        cells' raw values.
-    profile : {"paper", "strict"}, default "paper"
-        Profile for re-scoring (use the one the table was scored with).
-    rules : Rules, optional
-        User rules for re-scoring (those the table was scored with).
-    synthetic : bool, optional
-        Whether the data are simulated (a banner says so); default: the table's
-        ``synthetic`` column.
-    failure_policy : {"zero", "exclude"}, default "zero"
-        How answers without metrics enter the selection's means.
-
-    Returns
-    -------
-    Explorer
-        Displays as the widgets (with a static HTML table of the selection for viewers
-        without a kernel); ``.selection`` is the current selection as a DataFrame.
-
-    Raises
-    ------
-    SgrKitError
-        When a table lacks required columns or repeats an answer.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> scores = pd.DataFrame({"system": ["A", "B"], "task_id": ["t_001", "t_001"], "variant": "constraint",
-    ...                        "repeat": 0, "status": "parsed", "item_f1": [1.0, 0.5], "row_f1": [1.0, 0.0],
-    ...                        "poa": [1.0, 1.0]})
-    >>> app = explore(scores)
-    >>> len(app.set_filters(systems=("B",)).selection)
-    1
-    """
-    return Explorer(
-        scores, cells, tasks=tasks, runs=runs, profile=profile, rules=rules, synthetic=synthetic,
-        failure_policy=failure_policy,
-    )  # fmt: skip
-
-
-def explore_runs(tasks: Any, runs: Any, *, profile: str = "paper", rules: Any = None, **options: Any) -> Explorer:
-    """Score ``runs`` against ``tasks`` (with per-cell records) and open the explorer on them.
-
-    Parameters
-    ----------
-    tasks : TaskSet or iterable of Task
-    runs : RunSet or iterable of Answer
-    profile : {"paper", "strict"}, default "paper"
-    rules : Rules, optional
-    **options
-        Passed to :func:`explore` (``synthetic``, ``failure_policy``).
-
-    Returns
-    -------
-    Explorer
-    """
-    from sgr_kit.score import score_with_cells
-
-    scores, cells = score_with_cells(tasks, runs, profile=profile, rules=rules)
-    return explore(scores, cells, tasks=tasks, runs=runs, profile=profile, rules=rules, **options)
-
-
-def report_files(report_dir: str | os.PathLike) -> tuple[Path, Path | None]:
-    """The scores table and cells table of a report folder (``cells.parquet`` may be absent).
-
-    Raises
-    ------
-    SgrKitError
-        When the folder or its ``scores.csv`` does not exist.
-    """
-    folder = Path(report_dir)
-    if not folder.is_dir():
-        raise SgrKitError(f"report folder {folder} does not exist; expected the --out folder of `sgr-kit report`")
-    scores = folder / "scores.csv"
-    if not scores.is_file():
-        raise SgrKitError(f"report folder {folder}: no scores.csv; expected the --out folder of `sgr-kit report`")
-    cells = folder / "cells.parquet"
-    return scores, (cells if cells.is_file() else None)
-
-
-def explore_report(report_dir: str | os.PathLike, **options: Any) -> Explorer:
-    """Open the explorer on a report folder: its ``scores.csv`` and ``cells.parquet``.
-
-    Parameters
-    ----------
-    report_dir : path
-        The ``--out`` folder of ``sgr-kit report``.
-    **options
-        Passed to :func:`explore` (e.g. ``tasks=`` and ``runs=`` for the answers' texts).
-
-    Returns
-    -------
-    Explorer
-    """
-    from sgr_kit.pipeline import load_inputs
-
-    scores, cells = report_files(report_dir)
-    inputs = load_inputs(scores=scores, cells=cells)
-    options.setdefault("synthetic", inputs.synthetic)
-    return explore(inputs.scores, inputs.cells, **options)
