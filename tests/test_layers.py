@@ -25,7 +25,7 @@ LAYERS = {
     "prepare": 5,
     "pipeline": 6,
     "aggregate": 7, "reference": 7, "stats": 8, "breakdowns": 9,
-    "figures": 10, "report": 11, "explore": 11,
+    "figures": 10, "report": 11, "explore": 11, "annotate": 11,
     "cli": 12, "demo": 12,
 }  # fmt: skip
 

@@ -1,0 +1,19 @@
+"""Auditing failures: annotators' label files, their agreement, adjudication.
+
+- :mod:`~sgr_kit.annotate.store`: one annotator's label file, written whole and atomically
+  at every label (:class:`LabelStore`, :func:`open_labels`), read back with checks
+  (:func:`load_labels`), where to resume (:func:`first_unlabelled`);
+- :func:`agreement` and its companions (from :mod:`sgr_kit.stats.agreement`): percent
+  agreement, Cohen's kappa per pair, Fleiss' kappa and Krippendorff's alpha with bootstrap
+  intervals over answers, confusion matrices, per-category agreement;
+- :mod:`~sgr_kit.annotate.adjudicate`: the disagreements between label files, the final
+  audit-label file the report reads, and an ipywidgets view to decide each disagreement.
+
+The sample to label is drawn by :func:`sgr_kit.stats.sample.audit_sample`
+(``sgr-kit sample``).
+"""
+
+from ..load.labels import load_sheet
+from .store import LabelStore, first_unlabelled, load_labels, open_labels, write_label_file
+
+__all__ = ["LabelStore", "open_labels", "load_labels", "load_sheet", "write_label_file", "first_unlabelled"]
