@@ -24,7 +24,8 @@ __all__ = [
     "VARIANTS", "FIELD_TYPES", "STATUSES", "FAILED_STATUSES", "UNSCORED_STATUSES", "PROFILES", "FAILURE_POLICIES", "METRICS",
     "METRIC_LABELS", "VERDICTS", "TEXT_DTYPE", "SCORE_COLUMNS", "CELL_COLUMNS", "REQUIRED_SCORE_COLUMNS",
     "AUDIT_COLUMNS", "AUDIT_VERDICTS", "SYNTHETIC_NOTE", "ALL_SYSTEMS", "VARIANT_GROUPS", "PAPER_TASKS",
-    "PAPER_TASKS_PER_VARIANT", "ERROR_TYPES", "ERROR_LABELS", "AUDIT_LABELS", "AUDIT_TABLE_COLUMNS", "is_synthetic",
+    "PAPER_TASKS_PER_VARIANT", "ERROR_TYPES", "ERROR_LABELS", "AUDIT_LABELS", "AUDIT_TABLE_COLUMNS", "NOT_ANALYZABLE",
+    "ANNOTATION_LABELS", "LABEL_COLUMNS", "SAMPLE_COLUMNS", "AGREEMENT_COLUMNS", "AGREEMENT_MEASURES", "is_synthetic",
     "check_choice", "check_profile", "check_failure_policy", "check_metrics",
 ]  # fmt: skip
 
@@ -66,6 +67,19 @@ ERROR_LABELS: dict[str, str] = {
 }
 #: Labels of an audit-label file: the six error types, then ``correct``.
 AUDIT_LABELS: tuple[str, ...] = (*ERROR_TYPES, "correct")
+#: The label an annotator gives an answer whose trajectory cannot be judged (no trace, truncated);
+#: never part of an audit file's error profile.
+NOT_ANALYZABLE = "not_analyzable"
+#: Labels of an annotator's label file: the audit labels, then ``not_analyzable``.
+ANNOTATION_LABELS: tuple[str, ...] = (*AUDIT_LABELS, NOT_ANALYZABLE)
+#: Columns of an annotator's label file (:mod:`sgr_kit.annotate.store`), in file order.
+LABEL_COLUMNS: tuple[str, ...] = ("system", "task_id", "repeat", "annotator", "label", "note", "labelled_at")
+#: Columns of an annotation sheet (``sgr-kit sample``): the fixed three, then the slot and its strata.
+SAMPLE_COLUMNS: tuple[str, ...] = ("system", "task_id", "repeat", "slot", "family", "variant")
+#: Agreement measures (:func:`sgr_kit.stats.agreement`), in table order.
+AGREEMENT_MEASURES: tuple[str, ...] = ("percent_agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha")
+#: Columns of the agreement table.
+AGREEMENT_COLUMNS: tuple[str, ...] = ("measure", "annotators", "n_items", "value", "ci_low", "ci_high", "note")
 #: Columns of an audit-label table (:func:`sgr_kit.load.load_audit`).
 AUDIT_TABLE_COLUMNS: tuple[str, ...] = ("system", "task_id", "base_id", "family", "label", "line", "synthetic")
 #: The paper's three metrics (Appendix A), as column names.

@@ -1,13 +1,29 @@
-"""Error-type annotation of agents' answers (the paper's trajectory audit, Appendix G).
+"""Auditing failures: annotators' label files, their agreement, adjudication.
 
-- :mod:`.widget`: label answers one at a time in JupyterLab (:func:`annotate`);
-- :mod:`.view`: the label set with its definitions, and the widget's HTML;
-- :mod:`.keys`: the keyboard shortcuts.
+- :mod:`~sgr_kit.annotate.store`: one annotator's label file, written whole and atomically
+  at every label (:class:`LabelStore`, :func:`open_labels`), read back with checks
+  (:func:`load_labels`), where to resume (:func:`first_unlabelled`);
+- :mod:`~sgr_kit.annotate.widget`: label answers one at a time in JupyterLab
+  (:func:`annotate`), with :mod:`~sgr_kit.annotate.view` (the label set with the
+  definitions of Appendix G, the widget's HTML) and :mod:`~sgr_kit.annotate.keys` (the
+  keyboard shortcuts);
+- :func:`agreement` and its companions (from :mod:`sgr_kit.stats.agreement`): percent
+  agreement, Cohen's kappa per pair, Fleiss' kappa and Krippendorff's alpha with bootstrap
+  intervals over answers, confusion matrices, per-category agreement;
+- :mod:`~sgr_kit.annotate.adjudicate`: the disagreements between label files, the final
+  audit-label file the report reads, and an ipywidgets view to decide each disagreement.
+
+The sample to label is drawn by :func:`sgr_kit.stats.sample.audit_sample`
+(``sgr-kit sample``).
 """
 
-from __future__ import annotations
-
+from ..load.labels import load_sheet
+from ..stats.agreement import agreement, category_agreement, cohen_kappa, confusion_matrix, fleiss_kappa, krippendorff_alpha
+from .store import LabelStore, first_unlabelled, load_labels, open_labels, write_label_file
 from .view import DEFINITIONS, LABEL_NAMES, LABELS, RULE
 from .widget import Annotator, annotate
 
-__all__ = ["annotate", "Annotator", "LABELS", "LABEL_NAMES", "DEFINITIONS", "RULE"]
+__all__ = [
+    "agreement", "category_agreement", "confusion_matrix", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha",
+    "LabelStore", "open_labels", "load_labels", "load_sheet", "write_label_file", "first_unlabelled",
+    "annotate", "Annotator", "LABELS", "LABEL_NAMES", "DEFINITIONS", "RULE"]

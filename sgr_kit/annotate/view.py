@@ -28,7 +28,7 @@ from sgr_kit.explore.render import (
     status_html,
     text_html,
 )
-from sgr_kit.schema import ERROR_LABELS, ERROR_TYPES
+from sgr_kit.schema import ERROR_LABELS, ERROR_TYPES, NOT_ANALYZABLE
 
 __all__ = [
     "LABELS",
@@ -44,8 +44,9 @@ __all__ = [
     "definitions_html",
 ]
 
-#: Every label an annotator can give, in the order of the keyboard shortcuts 1-8.
-LABELS: tuple[str, ...] = ("correct", *ERROR_TYPES, "not_analyzable")
+#: Every label an annotator can give (:data:`sgr_kit.schema.ANNOTATION_LABELS`), in the order of the
+#: keyboard shortcuts 1-8: ``correct``, the six error types, ``not_analyzable``.
+LABELS: tuple[str, ...] = ("correct", *ERROR_TYPES, NOT_ANALYZABLE)
 #: How each label is shown.
 LABEL_NAMES: dict[str, str] = {"correct": "Correct", **ERROR_LABELS, "not_analyzable": "Not analyzable"}
 #: What each label means: the six error types as Appendix G of the paper defines them.

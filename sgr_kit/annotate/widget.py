@@ -20,7 +20,6 @@ from __future__ import annotations
 import html
 import os
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,7 +31,9 @@ from sgr_kit.explore.render import banner_html, text_html
 from sgr_kit.explore.sources import AnswerSource
 from sgr_kit.schema import check_profile, is_synthetic
 
-from . import _standin_store as store
+from sgr_kit.load.labels import load_sheet
+
+from .store import LabelStore
 from .keys import KEYMAP, KeyCatcher, action_for
 from .view import CSS, LABEL_NAMES, LABELS, answer_view_html, conditions_html, definitions_html, title_html
 from .view import trajectory_html
@@ -51,15 +52,7 @@ def _sheet(sheet: Any) -> pd.DataFrame:
     """The sheet as ``system, task_id, repeat`` (from a DataFrame or a CSV file), checked."""
     where = "annotation sheet"
     if isinstance(sheet, (str, os.PathLike)):
-        path = Path(sheet)
-        where = f"annotation sheet {path}"
-        if not path.is_file():
-            raise SgrKitError(f"{where} does not exist; expected a CSV with columns system, task_id, repeat "
-                              "(`sgr-kit sample --out`)")
-        try:
-            sheet = pd.read_csv(path, dtype={"system": str, "task_id": str}, keep_default_na=False)
-        except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
-            raise SgrKitError(f"{where}: not a readable CSV file ({exc})") from None
+        sheet = load_sheet(sheet)
     if not isinstance(sheet, pd.DataFrame):
         raise SgrKitError(f"{where}: expected a DataFrame or a CSV path; found {type(sheet).__name__}")
     missing = [c for c in SHEET_COLUMNS if c not in sheet.columns]
@@ -155,15 +148,7 @@ class Annotator:
         synthetic: bool | None = None,
         profile: str = "paper",
     ) -> None:
-        if not isinstance(annotator, str) or not annotator.strip():
-            raise SgrKitError(f"annotator: expected your name (a non-empty text); found {annotator!r}")
-        if "," in annotator or "\n" in annotator:
-            raise SgrKitError(f"annotator {annotator!r}: a name without commas or line breaks, please")
         check_profile(profile)
-        self.annotator = annotator.strip()
-        self.labels_path = Path(labels_path)
-        if self.labels_path.suffix.lower() != ".csv":
-            raise SgrKitError(f"label file {self.labels_path}: expected a file name ending in .csv")
         self.blind, self.seed, self.advance = bool(blind), int(seed), bool(advance)
         frame = _sheet(sheet)
         self._source = AnswerSource(scores, cells, tasks=tasks, runs=runs, profile=profile)
@@ -183,9 +168,11 @@ class Annotator:
         self._reach = _reach_rows(reach)
         scored = self._source.scores
         self.synthetic = is_synthetic(scored) if synthetic is None else bool(synthetic)
+        self._store = LabelStore(labels_path, annotator)  # checks the name and the file; creates it when absent
+        self.annotator, self.labels_path = self._store.annotator, self._store.path
         self.labels: dict[tuple, tuple[str, str]] = {}
         self._read_labels()
-        self.position = self.first_unlabelled()
+        self.position = self._store.first_unlabelled(self.order)
         if self.position is None:
             self.position = len(self.order) - 1
         self.last_draw_ms = float("nan")
@@ -194,7 +181,7 @@ class Annotator:
 
     # ---------------------------------------------------------------- labels
     def _read_labels(self) -> None:
-        table = store.read_labels(self.labels_path, annotator=self.annotator)
+        table = self._store.labels
         self.labels = {
             (s, t, int(r)): (label, "" if note is None or note != note else str(note))
             for s, t, r, label, note in zip(table["system"], table["task_id"], table["repeat"], table["label"],
@@ -230,9 +217,8 @@ class Annotator:
             raise SgrKitError(f"label {label!r}: expected one of {', '.join(LABELS)}")
         text = self._note.value if note is None else note
         system, task_id, repeat = self.current
-        store.write_label(self.labels_path, system=system, task_id=task_id, repeat=repeat, annotator=self.annotator,
-                          label=label, note=text)
-        self.labels[self.current] = (label, text)
+        self._store.set(system, task_id, repeat, label, note=text)
+        self.labels[self.current] = (label, self._store.get(system, task_id, repeat)["note"])
         saved = (f'<span class="sgr-saved">✓ saved {html.escape(LABEL_NAMES[label])} for answer {self.position + 1} '
                  f"to {text_html(str(self.labels_path), limit=200)}</span>")
         if self.advance and self.position < len(self.order) - 1:
@@ -277,7 +263,7 @@ class Annotator:
 
     def table(self) -> pd.DataFrame:
         """This annotator's labels as in the label file (a fresh read)."""
-        return store.read_labels(self.labels_path, annotator=self.annotator)
+        return LabelStore(self.labels_path, self.annotator).labels
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         bundle = dict(self.widget._repr_mimebundle_(include=include, exclude=exclude) or {})
@@ -356,12 +342,11 @@ class Annotator:
         if current is not None and change["new"] != current[1]:
             system, task_id, repeat = self.current
             try:
-                store.write_label(self.labels_path, system=system, task_id=task_id, repeat=repeat,
-                                  annotator=self.annotator, label=current[0], note=change["new"])
+                self._store.set(system, task_id, repeat, current[0], note=change["new"])
             except (SgrKitError, OSError) as exc:
                 self._status.value = f'<span class="sgr-error">{text_html(exc, limit=500)}</span>'
                 return
-            self.labels[self.current] = (current[0], change["new"])
+            self.labels[self.current] = (current[0], self._store.get(system, task_id, repeat)["note"])
             self._status.value = '<span class="sgr-saved">✓ note saved</span>'
 
     _drawing = False
@@ -478,6 +463,7 @@ def annotate(
     Examples
     --------
     >>> import tempfile
+    >>> from pathlib import Path
     >>> scores = pd.DataFrame({"system": ["A", "B"], "task_id": "t_001", "variant": "constraint", "repeat": 0,
     ...                        "status": "parsed", "item_f1": [1.0, 0.5], "row_f1": [1.0, 0.0], "poa": 1.0})
     >>> path = Path(tempfile.mkdtemp()) / "labels.csv"

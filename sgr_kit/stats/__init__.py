@@ -14,12 +14,14 @@ a problem, and pooled results average over systems per problem first.
 - :func:`system_matrix`: every pair of systems, with interval and sign-flip test;
 - :func:`repeat_stats`: average and best of n repeats, spread across repeats;
 - :func:`power`: problems or repeats needed, and the detectable difference;
-- ``describe_*``: one plain sentence per result row, for notebooks and reports.
+- ``describe_*``: one plain sentence per result row, for notebooks and reports;
+- :func:`agreement`: annotators' agreement on audit labels (kappas, alpha, bootstrap over items).
 
 Every result table has a boolean ``synthetic`` column, True when any input row is
 synthetic (the demo).
 """
 
+from .agreement import agreement, category_agreement, confusion_matrix
 from .bootstrap import bootstrap_means, mean_columns
 from .compare import MATRIX_COLUMNS, system_matrix
 from .describe import (
@@ -36,5 +38,5 @@ __all__ = [
     "describe_mean", "describe_paired", "describe_comparison", "describe_matrix", "describe_repeats",
     "describe_power", "format_p", "holm", "benjamini_hochberg", "signflip_exact", "wilcoxon_test", "t_power",
     "detectable_difference", "problems_needed", "mean_columns", "PAIRED_COLUMNS", "MATRIX_COLUMNS",
-    "REPEAT_COLUMNS", "POWER_COLUMNS",
+    "REPEAT_COLUMNS", "POWER_COLUMNS", "agreement", "category_agreement", "confusion_matrix",
 ]  # fmt: skip

@@ -1,0 +1,259 @@
+"""One annotator's label file, written whole and atomically at every label.
+
+:func:`open_labels` (or :class:`LabelStore`) opens the annotator's own file, creating it
+(header only) when absent; a file that holds another annotator's labels, or is not a label
+file, is refused and never overwritten. :meth:`LabelStore.set` records one label and writes
+the whole file at once: a temporary file beside it, flushed and ``fsync``-ed, moved into
+place with ``os.replace`` (:func:`sgr_kit.output.atomic_path`), then the folder is synced.
+A crash, a restarted kernel or a closed browser tab therefore loses nothing that
+:meth:`~LabelStore.set` returned from, and a reader never sees half a file.
+:meth:`LabelStore.first_unlabelled` gives where to resume in an annotation sheet.
+
+The file format is :data:`sgr_kit.schema.LABEL_COLUMNS` (read back by
+:func:`sgr_kit.load.labels.load_labels`). When another process (a second browser tab of
+the same annotator) wrote the file since this store last read or wrote it, the store reads
+it again before writing, so neither tab's labels are lost (the later label of an answer wins).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Iterable
+
+import pandas as pd
+
+from ..errors import SgrKitError
+from ..load.labels import label_code, load_labels, read_label_rows
+from ..output import atomic_path
+from ..schema import ANNOTATION_LABELS, ERROR_LABELS, LABEL_COLUMNS, TEXT_DTYPE
+
+__all__ = ["LabelStore", "open_labels", "load_labels", "write_label_file", "first_unlabelled"]
+
+Key = tuple[str, str, int]
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _check_annotator(annotator: object) -> str:
+    name = str(annotator).strip() if annotator is not None else ""
+    if not name or "|" in name or name == "all" or "\n" in name:
+        raise SgrKitError(
+            f"annotator {annotator!r}: expected a non-empty name on one line, without '|' and other than 'all'"
+        )
+    return name
+
+
+def _label_text(rows: Iterable[dict]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(LABEL_COLUMNS)
+    for row in rows:
+        writer.writerow([row[c] for c in LABEL_COLUMNS])
+    return buffer.getvalue()
+
+
+def write_label_file(rows: Iterable[dict], path: str | os.PathLike) -> Path:
+    """Write label rows (dicts with :data:`LABEL_COLUMNS`) to ``path`` whole, atomically and durably.
+
+    The text goes to a temporary file beside ``path``, which is flushed and ``fsync``-ed before
+    ``os.replace`` moves it into place; then the folder is ``fsync``-ed (where the system
+    allows), so the new file survives a crash of the machine as well as of the kernel.
+    Replaces ``path`` unconditionally: callers decide whether they may (the store checks that
+    the file is the annotator's own).
+    """
+    out = Path(path)
+    text = _label_text(rows)
+    with atomic_path(out) as tmp:
+        with open(tmp, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+    try:
+        folder = os.open(out.parent, os.O_RDONLY)
+    except OSError:  # pragma: no cover - e.g. Windows cannot open a folder
+        return out
+    try:
+        os.fsync(folder)
+    except OSError:  # pragma: no cover - some file systems refuse fsync on folders
+        pass
+    finally:
+        os.close(folder)
+    return out
+
+
+def _key(system: object, task_id: object, repeat: object) -> Key:
+    try:
+        number = int(repeat)
+    except (TypeError, ValueError):
+        raise SgrKitError(f"repeat {repeat!r}: expected a whole number") from None
+    if str(system).strip() == "" or str(task_id).strip() == "":
+        raise SgrKitError(f"answer ({system!r}, {task_id!r}, {repeat!r}): expected a system and a task id")
+    return (str(system).strip(), str(task_id).strip(), number)
+
+
+def first_unlabelled(sample: pd.DataFrame | Iterable[tuple], labelled: Iterable[Key]) -> int | None:
+    """Position (0-based) in ``sample`` of the first answer not in ``labelled``; None when all are.
+
+    ``sample`` is an annotation sheet (a DataFrame with ``system, task_id, repeat``, e.g.
+    :func:`sgr_kit.load.labels.load_sheet`) or a list of ``(system, task_id, repeat)``.
+
+    Examples
+    --------
+    >>> first_unlabelled([("m", "t1", 0), ("m", "t2", 0)], {("m", "t1", 0)})
+    1
+    >>> first_unlabelled([("m", "t1", 0)], {("m", "t1", 0)}) is None
+    True
+    """
+    done = set(labelled)
+    if isinstance(sample, pd.DataFrame):
+        missing = [c for c in ("system", "task_id", "repeat") if c not in sample.columns]
+        if missing:
+            raise SgrKitError(f"sample: lacks column(s) {', '.join(missing)}; expected system, task_id, repeat")
+        items = zip(sample["system"], sample["task_id"], sample["repeat"])
+    else:
+        items = sample
+    for position, item in enumerate(items):
+        if _key(*item) not in done:
+            return position
+    return None
+
+
+class LabelStore:
+    """One annotator's labels, backed by their own label file (see the module docstring).
+
+    Parameters
+    ----------
+    path : path
+        The annotator's label file (``.csv``); created with its header when absent.
+    annotator : str
+        The annotator's name, written in every row. Not empty, no ``|``, not ``all``.
+    clock : callable, optional
+        Returns the ``labelled_at`` text (default: UTC now, ISO 8601 to the second).
+
+    Raises
+    ------
+    SgrKitError
+        When ``path`` is a folder, is not a label file (its error names file and line), or
+        holds labels of another annotator (nothing is written then).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "ann.csv"
+    >>> store = LabelStore(path, "ann", clock=lambda: "2026-01-01T00:00:00+00:00")
+    >>> store.set("m", "t_001", 0, "scope_drift", note="wrong date filter")
+    >>> store.set("m", "t_002", 0, "Correct")
+    >>> print(path.read_text(), end="")
+    system,task_id,repeat,annotator,label,note,labelled_at
+    m,t_001,0,ann,scope_drift,wrong date filter,2026-01-01T00:00:00+00:00
+    m,t_002,0,ann,correct,,2026-01-01T00:00:00+00:00
+    >>> LabelStore(path, "ann").get("m", "t_001", 0)["label"]
+    'scope_drift'
+    >>> LabelStore(path, "bob")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    sgr_kit.errors.SgrKitError: label file .../ann.csv holds labels of 'ann', not of 'bob'; ...
+    """
+
+    def __init__(self, path: str | os.PathLike, annotator: str, *, clock: Callable[[], str] | None = None) -> None:
+        self.path = Path(path)
+        self.annotator = _check_annotator(annotator)
+        self._clock = clock or _now
+        if self.path.is_dir():
+            raise SgrKitError(f"label file {self.path} is a folder; expected a .csv file name")
+        if self.path.suffix.lower() != ".csv":
+            raise SgrKitError(f"label file {self.path}: expected a file name ending in .csv")
+        self._rows: dict[Key, dict] = {}
+        if self.path.exists():
+            self._read()
+        else:
+            write_label_file([], self.path)
+            self._stamp = self._stat()
+
+    def _stat(self) -> tuple[int, int] | None:
+        try:
+            info = self.path.stat()
+        except FileNotFoundError:
+            return None
+        return (info.st_mtime_ns, info.st_size)
+
+    def _read(self) -> None:
+        rows = read_label_rows(self.path)
+        others = sorted({r["annotator"] for r in rows} - {self.annotator})
+        if others:
+            raise SgrKitError(
+                f"label file {self.path} holds labels of {', '.join(map(repr, others))}, not of {self.annotator!r}; "
+                "each annotator writes their own file (choose another file name)"
+            )
+        self._rows = {(r["system"], r["task_id"], r["repeat"]): {c: r[c] for c in LABEL_COLUMNS} for r in rows}
+        self._stamp = self._stat()
+
+    def _refresh(self) -> None:
+        if self._stat() != self._stamp and self.path.exists():
+            self._read()
+
+    def set(self, system: str, task_id: str, repeat: int, label: str, note: str = "") -> None:
+        """Label one answer (replacing an earlier label of it) and write the whole file at once.
+
+        ``label`` is a code of :data:`ANNOTATION_LABELS` or the paper's name of one; ``note``
+        is free text (line breaks become spaces).
+        """
+        code = label_code(label)
+        if code is None:
+            raise SgrKitError(f"label {label!r}: expected one of {', '.join(ANNOTATION_LABELS)} "
+                              f"(or the paper's names, e.g. {ERROR_LABELS['scope_drift']!r})")
+        key = _key(system, task_id, repeat)
+        self._refresh()
+        rows = dict(self._rows)
+        rows[key] = {"system": key[0], "task_id": key[1], "repeat": key[2], "annotator": self.annotator,
+                     "label": code, "note": " ".join(str(note or "").split()), "labelled_at": self._clock()}
+        write_label_file(rows.values(), self.path)
+        self._rows = rows
+        self._stamp = self._stat()
+
+    def remove(self, system: str, task_id: str, repeat: int) -> None:
+        """Take back the label of one answer (no error when it has none) and write the file."""
+        key = _key(system, task_id, repeat)
+        self._refresh()
+        if key in self._rows:
+            rows = {k: v for k, v in self._rows.items() if k != key}
+            write_label_file(rows.values(), self.path)
+            self._rows = rows
+            self._stamp = self._stat()
+
+    def get(self, system: str, task_id: str, repeat: int) -> dict | None:
+        """The row of one answer (a dict of :data:`LABEL_COLUMNS`), or None when unlabelled."""
+        row = self._rows.get(_key(system, task_id, repeat))
+        return dict(row) if row is not None else None
+
+    def __contains__(self, item: object) -> bool:
+        return isinstance(item, tuple) and len(item) == 3 and _key(*item) in self._rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __repr__(self) -> str:
+        return f"LabelStore({str(self.path)!r}, annotator={self.annotator!r}, {len(self)} labels)"
+
+    @property
+    def labels(self) -> pd.DataFrame:
+        """The labels as a table of :data:`LABEL_COLUMNS` (``repeat`` int64), in file order."""
+        frame = pd.DataFrame(list(self._rows.values()), columns=list(LABEL_COLUMNS))
+        for column in LABEL_COLUMNS:
+            frame[column] = frame[column].astype("int64" if column == "repeat" else TEXT_DTYPE)
+        return frame
+
+    def first_unlabelled(self, sample: pd.DataFrame | Iterable[tuple]) -> int | None:
+        """Position (0-based) in ``sample`` of the first answer this annotator has not labelled; None: all done."""
+        return first_unlabelled(sample, self._rows.keys())
+
+
+def open_labels(path: str | os.PathLike, annotator: str) -> LabelStore:
+    """Open (or create) ``annotator``'s label file at ``path``: ``LabelStore(path, annotator)``."""
+    return LabelStore(path, annotator)

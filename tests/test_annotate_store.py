@@ -1,0 +1,139 @@
+"""The label store: one annotator's own file, written whole and atomically at every label."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from sgr_kit.annotate.store import LabelStore, first_unlabelled, open_labels, write_label_file
+from sgr_kit.errors import SgrKitError
+from sgr_kit.load.labels import load_labels
+from sgr_kit.schema import LABEL_COLUMNS
+
+
+def test_a_new_file_is_created_with_its_header(tmp_path):
+    path = tmp_path / "sub" / "ann.csv"
+    store = open_labels(path, "ann")
+    assert path.read_text() == ",".join(LABEL_COLUMNS) + "\n"
+    assert len(store) == 0 and load_labels(path).empty
+
+
+def test_each_set_is_on_disk_at_once_and_reads_back(tmp_path):
+    path = tmp_path / "ann.csv"
+    store = LabelStore(path, "ann")
+    store.set("m", "t1", 0, "Criterion Mismatch", note="used the wrong\nfield")
+    on_disk = load_labels(path)
+    assert on_disk[["system", "task_id", "repeat", "annotator", "label", "note"]].values.tolist() == [
+        ["m", "t1", 0, "ann", "criterion_mismatch", "used the wrong field"]]
+    assert on_disk.loc[0, "labelled_at"].endswith("+00:00")
+    store.set("m", "t1", 0, "correct")  # a new label replaces the old one, in place
+    store.set("n", "t1", 0, "not_analyzable", note="no trajectory")
+    again = LabelStore(path, "ann")
+    assert again.labels["label"].tolist() == ["correct", "not_analyzable"]
+    assert again.get("n", "t1", 0)["note"] == "no trajectory"
+    assert ("m", "t1", 0) in again and ("x", "t1", 0) not in again
+    again.remove("m", "t1", 0)
+    assert load_labels(path)["system"].tolist() == ["n"]
+
+
+def test_no_temporary_file_is_left_and_a_failed_write_keeps_the_old_file(tmp_path, monkeypatch):
+    path = tmp_path / "ann.csv"
+    store = LabelStore(path, "ann")
+    store.set("m", "t1", 0, "correct")
+    before = path.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ann.csv"]
+
+    def broken(fd):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "fsync", broken)
+    with pytest.raises(OSError, match="disk full"):
+        store.set("m", "t2", 0, "scope_drift")
+    assert path.read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ann.csv"]
+    assert ("m", "t2", 0) not in store
+
+
+def test_a_killed_process_loses_no_label_it_reported_written(tmp_path):
+    # a child process labels three answers and is killed hard (no clean-up) right after
+    path = tmp_path / "ann.csv"
+    code = (
+        "import os, signal\n"
+        "from sgr_kit.annotate.store import LabelStore\n"
+        f"s = LabelStore({str(path)!r}, 'ann')\n"
+        "for t in ('t1', 't2', 't3'):\n"
+        "    s.set('m', t, 0, 'scope_drift')\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=False)
+    store = LabelStore(path, "ann")
+    assert store.labels["task_id"].tolist() == ["t1", "t2", "t3"]
+    assert store.first_unlabelled([("m", f"t{i}", 0) for i in range(1, 6)]) == 3
+
+
+def test_another_annotators_file_is_never_overwritten(tmp_path):
+    path = tmp_path / "ann.csv"
+    LabelStore(path, "ann").set("m", "t1", 0, "correct")
+    before = path.read_text()
+    with pytest.raises(SgrKitError, match=r"holds labels of 'ann', not of 'bob'"):
+        LabelStore(path, "bob")
+    assert path.read_text() == before
+
+
+def test_a_file_that_is_not_a_label_file_is_refused_untouched(tmp_path):
+    path = tmp_path / "notes.csv"
+    path.write_text("a,b\n1,2\n")
+    with pytest.raises(SgrKitError, match=r"notes\.csv:1: label file lacks column"):
+        LabelStore(path, "ann")
+    assert path.read_text() == "a,b\n1,2\n"
+    with pytest.raises(SgrKitError, match=r"expected a file name ending in \.csv"):
+        LabelStore(tmp_path / "x.txt", "ann")
+
+
+@pytest.mark.parametrize("name", ["", "  ", "a|b", "all"])
+def test_reserved_annotator_names_are_refused(tmp_path, name):
+    with pytest.raises(SgrKitError, match="expected a non-empty name"):
+        LabelStore(tmp_path / "x.csv", name)
+
+
+def test_unknown_label_is_refused_before_writing(tmp_path):
+    store = LabelStore(tmp_path / "ann.csv", "ann")
+    with pytest.raises(SgrKitError, match=r"label 'typo': expected one of scope_drift"):
+        store.set("m", "t1", 0, "typo")
+    with pytest.raises(SgrKitError, match=r"repeat 'x': expected a whole number"):
+        store.set("m", "t1", "x", "correct")
+    assert len(load_labels(tmp_path / "ann.csv")) == 0
+
+
+def test_two_stores_of_one_annotator_keep_both_labels(tmp_path):
+    path = tmp_path / "ann.csv"
+    first, second = LabelStore(path, "ann"), LabelStore(path, "ann")
+    first.set("m", "t1", 0, "correct")
+    os.utime(path, ns=(1, 1))  # make sure the change is visible even on coarse clocks
+    second.set("m", "t2", 0, "scope_drift")
+    assert sorted(load_labels(path)["task_id"]) == ["t1", "t2"]
+
+
+def test_first_unlabelled_follows_the_sheet_order(tmp_path):
+    sheet = pd.DataFrame({"system": ["m", "n", "m"], "task_id": ["t1", "t1", "t2"], "repeat": [0, 0, 0]})
+    store = LabelStore(tmp_path / "ann.csv", "ann")
+    assert store.first_unlabelled(sheet) == 0
+    store.set("m", "t1", 0, "correct")
+    store.set("m", "t2", 0, "correct")
+    assert store.first_unlabelled(sheet) == 1
+    store.set("n", "t1", 0, "correct")
+    assert store.first_unlabelled(sheet) is None
+    assert first_unlabelled(sheet, set()) == 0
+    with pytest.raises(SgrKitError, match="sample: lacks column"):
+        first_unlabelled(sheet.drop(columns="repeat"), set())
+
+
+def test_write_label_file_round_trips_commas_and_quotes(tmp_path):
+    row = {"system": "m", "task_id": "t1", "repeat": 0, "annotator": "ann", "label": "correct",
+           "note": 'said "x, y"', "labelled_at": ""}
+    write_label_file([row], tmp_path / "a.csv")
+    assert load_labels(tmp_path / "a.csv").loc[0, "note"] == 'said "x, y"'
