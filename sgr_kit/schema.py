@@ -26,6 +26,7 @@ __all__ = [
     "AUDIT_COLUMNS", "AUDIT_VERDICTS", "SYNTHETIC_NOTE", "ALL_SYSTEMS", "VARIANT_GROUPS", "PAPER_TASKS",
     "PAPER_TASKS_PER_VARIANT", "ERROR_TYPES", "ERROR_LABELS", "AUDIT_LABELS", "AUDIT_TABLE_COLUMNS", "NOT_ANALYZABLE",
     "ANNOTATION_LABELS", "LABEL_COLUMNS", "SAMPLE_COLUMNS", "AGREEMENT_COLUMNS", "AGREEMENT_MEASURES", "is_synthetic",
+    "STEP_KINDS", "TOOL_KINDS", "STEP_COLUMNS", "SITE_REACH_COLUMNS",
     "check_choice", "check_profile", "check_failure_policy", "check_metrics",
 ]  # fmt: skip
 
@@ -109,6 +110,22 @@ CELL_COLUMNS: dict[str, str] = {
 }  # fmt: skip
 #: Columns a scores table must have to be read back and analysed.
 REQUIRED_SCORE_COLUMNS: tuple[str, ...] = ("system", "task_id", "variant", "repeat", "status", *METRICS)
+#: Kinds of a trajectory step (:mod:`sgr_kit.trajectories`): a web search, a page fetch, a PDF read,
+#: any other tool call, a model message, and the final answer.
+STEP_KINDS: tuple[str, ...] = ("search", "fetch", "pdf", "tool", "message", "answer")
+#: The step kinds that are tool calls.
+TOOL_KINDS: tuple[str, ...] = ("search", "fetch", "pdf", "tool")
+#: Columns of the steps table (:func:`sgr_kit.trajectories.load_trajectories`) and their dtypes; absent
+#: text is ``""``, an unknown time or token count NaN / <NA>.
+STEP_COLUMNS: dict[str, str] = {
+    "system": _TEXT, "task_id": _TEXT, "repeat": "int64", "step": "int64", "kind": _TEXT, "tool": _TEXT,
+    "url": _TEXT, "host": _TEXT, "query": _TEXT, "text": _TEXT, "t": "float64", "tokens": "Int64",
+}  # fmt: skip
+#: Columns of :func:`sgr_kit.trajectories.site_reach` (one row per answer), in order.
+SITE_REACH_COLUMNS: tuple[str, ...] = (
+    "system", "task_id", "repeat", "steps", "tool_calls", "hosts", "reached_site", "first_site_step",
+    "site_fetch_share", "searches", "fetches", "pdfs", "other_tools", "queries", "time", "tokens",
+)  # fmt: skip
 #: Columns of the audit of the paper's numbers (:func:`sgr_kit.reference.audit`).
 AUDIT_COLUMNS: tuple[str, ...] = (
     "id", "claim", "location", "published", "recomputed", "difference", "tolerance", "verdict", "kind", "inputs",

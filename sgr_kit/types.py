@@ -102,6 +102,11 @@ class Task:
         As in the release (decoded when they were JSON strings).
     source : str
         Where the task was read from (``file:line`` or a file path).
+    start_url : str
+        The release's ``start_url`` (``""`` when absent): where the task's website starts.
+    all_involved_urls : tuple of str
+        The release's ``all_involved_urls`` (empty when absent). With ``start_url`` they name the
+        task's site (:func:`sgr_kit.trajectories.task_sites`).
     """
 
     task_id: str
@@ -119,6 +124,8 @@ class Task:
     metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     rubric: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     source: str = ""
+    start_url: str = ""
+    all_involved_urls: tuple[str, ...] = ()
 
     @property
     def synthetic(self) -> bool:

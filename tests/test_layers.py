@@ -20,7 +20,7 @@ PACKAGE = Path(sgr_kit.__file__).resolve().parent
 #: layer or below. (Within one layer, the no-cycle check keeps the order one-way.)
 LAYERS = {
     "errors": 0, "schema": 0, "types": 0, "taxonomy": 0, "resources": 0, "output": 0,
-    "load": 1,
+    "load": 1, "trajectories": 1,
     "parse": 2, "canonicalize": 3, "align": 3, "metrics": 3, "rules": 3, "score": 4,
     "prepare": 5,
     "pipeline": 6,

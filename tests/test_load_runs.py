@@ -255,3 +255,22 @@ def test_read_runs_reports_every_problem(tmp_path):
     assert f"{path}:2: not valid JSON" in findings[1].message
     assert f"{path}:4: duplicate answer" in findings[2].message
     assert len(runs) == 2
+
+
+def test_a_trajectories_folder_or_file_stands_in_for_runs(tmp_path):
+    folder = tmp_path / "trajectories"
+    (folder / "s1").mkdir(parents=True)
+    (folder / "s1" / "nvd_001.jsonl").write_text(
+        json.dumps({"kind": "fetch", "url": "https://nvd.nist.gov/vuln/detail/CVE-1"}) + "\n"
+        + json.dumps({"kind": "answer", "text": "CVE-1|9.8"}) + "\n", encoding="utf-8")
+    (folder / "s1" / "nvd_001-g.jsonl").write_text(json.dumps({"kind": "search", "query": "q"}) + "\n",
+                                                   encoding="utf-8")
+    runs = load_runs(folder, tasks=TASKS)
+    assert [(a.system, a.task_id, a.repeat, a.text) for a in runs] == [("s1", "nvd_001", 0, "CVE-1|9.8")]
+    assert [n[:3] for n in runs.nulls] == [("s1", "nvd_001-g", 0)]  # no answer step: scored missing
+    records = write_jsonl(tmp_path / "trajectories.jsonl", [
+        {"system": "s2", "task_id": "census_001", "steps": [{"kind": "answer", "text": "a|1"}]}])
+    assert [a.text for a in load_runs(records, tasks=TASKS)] == ["a|1"]
+    bad = write_jsonl(tmp_path / "bad.jsonl", [{"system": "s2", "task_id": "nvd_002", "steps": []}])
+    with pytest.raises(SgrKitError, match=r"bad\.jsonl:1: unknown task id 'nvd_002'"):
+        load_runs(bad, tasks=TASKS)

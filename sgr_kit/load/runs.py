@@ -18,6 +18,9 @@ Formats, detected from the path:
   each file's whole UTF-8 text being the answer (a ``.json`` file is an answer written as JSON).
   ``*.jsonl`` and ``*.csv`` files directly in the folder are read as above; other files there
   and hidden files are ignored. Files are only read: no path is ever built from a task id.
+- **trajectories** (:mod:`sgr_kit.trajectories`): a JSONL file of trajectory records or a
+  ``<system>/<task_id>[/<repeat>].jsonl`` folder of trajectories; each trajectory's final
+  answer is its answer (none: scored *missing*).
 
 A lone surrogate escape in JSON (``"\\ud800"``: no Unicode character, so no output file could
 hold it) is replaced by U+FFFD, with a note per file.
@@ -40,6 +43,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from ..errors import SgrKitError, closest, where
+from ..trajectories.read import is_trajectory_source, trajectory_answers
 from ..types import Answer
 from .release import Finding, as_source_list, json_error, jsonl_lines, read_text, valid_unicode
 
@@ -307,11 +311,19 @@ def _folder(root: Path, out: _Collector) -> None:
 _TABLES = {".jsonl": _jsonl, ".csv": _csv}
 
 
+def _trajectories(path: Path, out: _Collector) -> None:
+    # a trajectories file or folder stands in for answers: each trajectory's final answer
+    for system, task_id, repeat, text, loc in trajectory_answers(path):
+        out.add(system, task_id, repeat, out.text(text, raw=None, path=path, loc=loc), loc)
+
+
 def _read(source: Any, out: _Collector) -> None:
     for item in as_source_list(source):
         path = Path(item)
         with out.guard():
-            if path.is_dir():
+            if is_trajectory_source(path):
+                _trajectories(path, out)
+            elif path.is_dir():
                 _folder(path, out)
             elif path.is_file():
                 reader = _TABLES.get(path.suffix.lower())

@@ -60,6 +60,7 @@ from ..load.release import Finding, Record, as_source_list, read_sources
 from ..parse import parse_answer
 from ..parse.cells import RECORD_SEPARATORS, clean_cell
 from ..taxonomy import OTHER, cardinality_bin, classify_domain
+from ..trajectories.hosts import url_list
 from ..schema import FIELD_TYPES
 from ..types import FieldRule, ParsedTable, Schema, Task
 from .pairing import PairingDecision, assign_bases, canonical_reference, variant_of
@@ -397,6 +398,8 @@ def build_task(
         metadata=MappingProxyType(dict(data["metadata"])),
         rubric=MappingProxyType(dict(data["rubric"])),
         source=record.source,
+        start_url=str(data.get("start_url") or ""),
+        all_involved_urls=url_list(data.get("all_involved_urls")),
     )
     return task, parsed, findings
 

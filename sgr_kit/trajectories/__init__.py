@@ -1,0 +1,28 @@
+"""Agents' trajectories: read them into a tidy steps table, and measure where the site was reached.
+
+- :mod:`.read`: :func:`load_trajectories` (the steps table), :func:`iter_trajectories`
+  (one :class:`Trajectory` at a time, streamed), :func:`trajectory_answers` (the final answers,
+  which :func:`sgr_kit.load.load_runs` reads from a trajectories source);
+- :mod:`.steps`: the documented step format, and how a tool call becomes a step;
+- :mod:`.agents`: Claude Code ``stream-json`` transcripts and OpenAI-style chat messages;
+- :mod:`.hosts`: hosts of URLs and a task's site (:func:`task_sites`);
+- :mod:`.reach`: :func:`site_reach`, one row per answer.
+
+The step kinds (:data:`sgr_kit.schema.STEP_KINDS`) and the tables' columns
+(:data:`sgr_kit.schema.STEP_COLUMNS`, :data:`sgr_kit.schema.SITE_REACH_COLUMNS`) are defined in
+:mod:`sgr_kit.schema`.
+"""
+
+from __future__ import annotations
+
+from ..schema import SITE_REACH_COLUMNS, STEP_COLUMNS, STEP_KINDS
+from .hosts import host_of, on_site, task_sites, url_list
+from .reach import reach_columns, site_reach
+from .read import is_trajectory_source, iter_trajectories, load_trajectories, steps_frame, trajectory_answers
+from .steps import EXCERPT_CHARS, Step, Trajectory, kind_of_tool, tool_step
+
+__all__ = [
+    "STEP_KINDS", "STEP_COLUMNS", "SITE_REACH_COLUMNS", "EXCERPT_CHARS", "Step", "Trajectory",
+    "load_trajectories", "iter_trajectories", "trajectory_answers", "is_trajectory_source", "steps_frame",
+    "site_reach", "reach_columns", "host_of", "on_site", "task_sites", "url_list", "kind_of_tool", "tool_step",
+]  # fmt: skip
