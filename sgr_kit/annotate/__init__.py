@@ -4,9 +4,9 @@
   at every label (:class:`LabelStore`, :func:`open_labels`), read back with checks
   (:func:`load_labels`), where to resume (:func:`first_unlabelled`);
 - :mod:`~sgr_kit.annotate.widget`: label answers one at a time in JupyterLab
-  (:func:`annotate`), with :mod:`~sgr_kit.annotate.view` (the label set with the
-  definitions of Appendix G, the widget's HTML) and :mod:`~sgr_kit.annotate.keys` (the
-  keyboard shortcuts);
+  (:func:`annotate`; :func:`annotate_files` opens it from the files notebook 08 names), with
+  :mod:`~sgr_kit.annotate.view` (the label set with the definitions of Appendix G, the
+  widget's HTML) and :mod:`~sgr_kit.annotate.keys` (the keyboard shortcuts);
 - :func:`agreement` and its companions (from :mod:`sgr_kit.stats.agreement`): percent
   agreement, Cohen's kappa per pair, Fleiss' kappa and Krippendorff's alpha with bootstrap
   intervals over answers, confusion matrices, per-category agreement;
@@ -18,12 +18,20 @@ The sample to label is drawn by :func:`sgr_kit.stats.sample.audit_sample`
 """
 
 from ..load.labels import load_sheet
-from ..stats.agreement import agreement, category_agreement, cohen_kappa, confusion_matrix, fleiss_kappa, krippendorff_alpha
+from ..stats.agreement import (
+    agreement,
+    category_agreement,
+    cohen_kappa,
+    confusion_matrix,
+    fleiss_kappa,
+    krippendorff_alpha,
+)
 from .store import LabelStore, first_unlabelled, load_labels, open_labels, write_label_file
+from .inputs import annotate_files
 from .view import DEFINITIONS, LABEL_NAMES, LABELS, RULE
 from .widget import Annotator, annotate
 
 __all__ = [
     "agreement", "category_agreement", "confusion_matrix", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha",
     "LabelStore", "open_labels", "load_labels", "load_sheet", "write_label_file", "first_unlabelled",
-    "annotate", "Annotator", "LABELS", "LABEL_NAMES", "DEFINITIONS", "RULE"]
+    "annotate", "annotate_files", "Annotator", "LABELS", "LABEL_NAMES", "DEFINITIONS", "RULE"]

@@ -115,7 +115,7 @@ CSS = """
 
 #: Step kinds of a trajectory, in words.
 _KINDS = {"search": "search", "fetch": "fetch", "pdf": "pdf", "tool": "tool", "message": "message",
-          "final_answer": "final answer"}  # fmt: skip
+          "answer": "final answer"}  # fmt: skip
 
 
 def _items(value: Any) -> list[str]:
@@ -252,7 +252,8 @@ def answer_view_html(detail: AnswerDetail, *, blind: bool) -> str:
 
 
 def _value(value: Any) -> Any:
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+    """None for an absent value (None, NA, NaN or empty text), else the value."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)) or value == "":
         return None
     return value
 
@@ -270,7 +271,8 @@ def trajectory_html(
     ----------
     steps : sequence of mappings, or None
         The answer's steps in order, each with the fields of the steps table
-        (``step, kind, tool, url, host, query, text, t, tokens``); None: no trajectory.
+        (``step, kind, tool, url, host, query, text, t, tokens``; :data:`sgr_kit.schema.STEP_COLUMNS`);
+        None: no trajectory.
     reach : mapping, optional
         The answer's row of the site-reach table (``reached_site``, ``first_site_step``,
         ``steps``, ``tool_calls``, ``hosts``, ``site_fetch_share``).

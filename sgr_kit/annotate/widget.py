@@ -163,8 +163,14 @@ class Annotator:
             keys = [keys[i] for i in np.random.default_rng(self.seed).permutation(len(keys))]
         self.order: list[tuple] = keys
         self._steps = _Steps(trajectories) if trajectories is not None else None
+        self._reach_note = ""
         if reach is None and trajectories is not None and self._source.tasks is not None:
-            reach = _site_reach(trajectories, tasks)
+            from sgr_kit.trajectories import site_reach
+
+            try:
+                reach = site_reach(trajectories, list(self._source.tasks.values()))
+            except SgrKitError as exc:  # e.g. a task naming no site: steps shown, site not marked, reason said
+                self._reach_note = f"The task's site cannot be marked: {exc}"
         self._reach = _reach_rows(reach)
         scored = self._source.scores
         self.synthetic = is_synthetic(scored) if synthetic is None else bool(synthetic)
@@ -367,7 +373,8 @@ class Annotator:
         )
         self._task.value = "<h4>Task</h4>" + conditions_html(task)
         self._answer.value = answer_view_html(detail, blind=self.blind)
-        self._trajectory.value = trajectory_html(steps, self._reach.get(key))
+        note = f'<p class="sgr-note">{text_html(self._reach_note, limit=600)}</p>' if self._reach_note else ""
+        self._trajectory.value = trajectory_html(steps, self._reach.get(key)) + note
         self._drawing = True
         try:
             self._note.value = given[1] if given else ""
@@ -384,15 +391,6 @@ class Annotator:
         self._next.disabled = self.position == len(self.order) - 1
         self._status.value = ""
         self.last_draw_ms = 1000 * (time.perf_counter() - start)
-
-
-def _site_reach(trajectories: pd.DataFrame, tasks: Any) -> pd.DataFrame | None:
-    """The site-reach table of :mod:`sgr_kit.trajectories` (None where that module is absent)."""
-    try:
-        from sgr_kit.trajectories import site_reach
-    except ImportError:
-        return None
-    return site_reach(trajectories, tasks)
 
 
 def annotate(
