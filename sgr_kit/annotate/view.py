@@ -75,9 +75,9 @@ DEFINITIONS: dict[str, str] = {
         "alignment, backtracking, evidence propagation, final candidate arbitration)."
     ),
     "final_answer": (
-        "Retrieval and interpretation are largely correct, but the final answer is corrupted during aggregation, "
-        "slot mapping, sorting, normalization, deduplication or transcription; only when earlier stages are "
-        "substantially correct."
+        "The upstream retrieval and interpretation are largely correct, but the final answer is corrupted during "
+        "aggregation, slot mapping, sorting, normalization, deduplication or transcription; only when earlier stages "
+        "are substantially correct."
     ),
     "not_analyzable": (
         "The run cannot be judged: no trajectory, or one too incomplete to locate the root cause."
