@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -82,9 +83,9 @@ def test_trajectory_steps_collapse_and_the_first_site_step_is_marked_and_open():
     assert page.count("<details") == 4 and page.count(" open>") == 1
     opened = page[page.index(" open>"):]
     assert "#2" in opened[:200] and "first step on the task's site" in opened[:200]
-    assert "task's site first reached at step 2" in page and "50% of fetches on the site" in page
+    assert "task's site first reached at step 2" in html.unescape(page) and "50% of fetches on the site" in page
     never = trajectory_html(steps, {"reached_site": False, "first_site_step": None})
-    assert "never reached the task" in never and " open>" not in never
+    assert "never reached the task" in html.unescape(never) and " open>" not in never
     assert "No trajectory" in trajectory_html(None)
     long = trajectory_html(steps * 3, None, limit=5)
     assert long.count("<details") == 5 and "(7 more steps)" in long
