@@ -1,4 +1,4 @@
-"""The ``sgr-kit`` command line: score, validate, summary, report, demo, audit.
+"""The ``sgr-kit`` command line: score, validate, summary, report, demo, audit, sample, agreement.
 
 Every user-input problem is reported as ``sgr-kit: error: ...`` on stderr with
 exit status 2; the message names the file, line or task and what was expected.
@@ -144,6 +144,117 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_sample(args: argparse.Namespace) -> int:
+    from .load import load_scores
+    from .output import check_writable, write_table
+    from .schema import SYNTHETIC_NOTE, is_synthetic
+    from .stats.sample import audit_sample, check_balance
+
+    balance = check_balance(args.balance)
+    check_writable(args.out, force=args.force, what="annotation sheet", suffixes=(".csv",))
+    scores = load_scores(args.scores)
+    sheet = audit_sample(scores, slots=args.slots, seed=args.seed, balance=balance, systems=args.system)
+    write_table(sheet, args.out, force=args.force)
+    systems = sheet["system"].nunique()
+    how = f", balanced over {' and '.join(balance)}" if balance else ""
+    print(f"sampled {args.slots} task slots x {systems} systems = {len(sheet)} answers (seed {args.seed}{how}) "
+          f"-> {args.out}")
+    if is_synthetic(scores):
+        print(SYNTHETIC_NOTE)
+    return 0
+
+
+def _cmd_agreement(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from .annotate import agreement, category_agreement, confusion_matrix, disagreements, load_labels
+
+    if args.out:
+        from .output import check_writable
+
+        check_writable(args.out, force=args.force, what="agreement table", suffixes=(".csv", ".parquet"))
+    labels = load_labels(args.files)
+    table = agreement(labels, n_boot=args.n_boot, ci=args.ci, seed=args.seed)
+    with pd.option_context("display.width", 200, "display.max_colwidth", 80, "display.max_rows", 1000,
+                           "display.max_columns", 50):
+        print(f"Agreement of {labels['annotator'].nunique()} annotators ({int(round(100 * args.ci))}% bootstrap "
+              f"intervals over items, {args.n_boot} resamples, seed {args.seed}):")
+        print(table.round(3).to_string(index=False))
+        annotators = sorted(labels["annotator"].unique())
+        for i, first in enumerate(annotators):
+            for second in annotators[i + 1:]:
+                print(f"\nConfusion matrix: {first} (rows) against {second} (columns)")
+                print(confusion_matrix(labels, first, second).to_string())
+        per = category_agreement(labels)
+        order = list(dict.fromkeys(per["label"]))
+        per = per.pivot(index="label", columns="annotators", values="value").reindex(order)
+        print("\nAgreement per category (share of a category's uses that another annotator matched):")
+        print(per.round(3).to_string())
+        split = disagreements(labels)
+        print(f"\nDisagreements ({split[['system', 'task_id', 'repeat']].drop_duplicates().shape[0]} answers):")
+        if split.empty:
+            print("(none)")
+        else:
+            wide = split.pivot(index=["system", "task_id", "repeat"], columns="annotator", values="label")
+            print(wide.fillna("-").reset_index().to_string(index=False))
+    if args.out:
+        from .output import write_table
+
+        write_table(table, args.out, force=args.force)
+    return 0
+
+
+def _level(value: str) -> float:
+    try:
+        level = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a level between 0 and 1 (e.g. 0.95); found {value!r}") from None
+    if not 0 < level < 1:
+        raise argparse.ArgumentTypeError(f"expected a level between 0 and 1 (e.g. 0.95); found {value!r}")
+    return level
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1; found {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1; found {value!r}")
+    return number
+
+
+def _add_audit_commands(sub) -> None:
+    """``sample`` and ``agreement``: drawing the audit sample and checking annotators' agreement."""
+    p = sub.add_parser("sample", help="draw the audit sample: aligned task slots, every system's answer to each",
+                       description="Draw task slots at random (the same tasks for every system, as the paper's "
+                                   "audit of 22 slots x 8 agents) and write the annotation sheet: one row per "
+                                   "system and slot (system, task_id, repeat, slot, family, variant).")
+    p.add_argument("--scores", required=True, metavar="FILE", help="a scores table written by `sgr-kit score`")
+    p.add_argument("--slots", type=_positive, default=22, metavar="N", help="task slots to draw (default 22)")
+    p.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same sheet (default 0)")
+    p.add_argument("--balance", metavar="KEYS",
+                   help="family, variant or family,variant: allocate slots equally over these strata")
+    p.add_argument("--system", action="append", metavar="NAME",
+                   help="audit only this system (repeatable; default: every system in the scores)")
+    p.add_argument("--out", required=True, metavar="SHEET.csv", help="the annotation sheet to write")
+    p.add_argument("--force", action="store_true", help="overwrite an existing sheet")
+    p.set_defaults(func=_cmd_sample)
+
+    p = sub.add_parser("agreement", help="agreement between annotators' label files (kappas, alpha, disagreements)",
+                       description="Percent agreement and Cohen's kappa per pair, Fleiss' kappa and Krippendorff's "
+                                   "alpha (nominal) for all, with bootstrap intervals over answers; the confusion "
+                                   "matrix of each pair, agreement per category and the list of disagreements.")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="label files (system, task_id, repeat, annotator, label, note, labelled_at)")
+    p.add_argument("--n-boot", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
+    p.add_argument("--ci", type=_level, default=0.95, metavar="LEVEL", help="interval level (default 0.95)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")
+    p.add_argument("--out", metavar="FILE", help="also write the agreement table (.csv or .parquet)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
+    p.set_defaults(func=_cmd_agreement)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``sgr-kit`` (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(prog="sgr-kit", description="Score and analyse SGR-Bench runs.")
@@ -221,6 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="print every claim, not only the inconsistent ones")
     p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     p.set_defaults(func=_cmd_audit)
+    _add_audit_commands(sub)
     return parser
 
 

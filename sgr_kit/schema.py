@@ -25,8 +25,8 @@ __all__ = [
     "METRIC_LABELS", "VERDICTS", "TEXT_DTYPE", "SCORE_COLUMNS", "CELL_COLUMNS", "REQUIRED_SCORE_COLUMNS",
     "AUDIT_COLUMNS", "AUDIT_VERDICTS", "SYNTHETIC_NOTE", "ALL_SYSTEMS", "VARIANT_GROUPS", "PAPER_TASKS",
     "PAPER_TASKS_PER_VARIANT", "ERROR_TYPES", "ERROR_LABELS", "AUDIT_LABELS", "AUDIT_TABLE_COLUMNS", "NOT_ANALYZABLE",
-    "ANNOTATION_LABELS", "LABEL_COLUMNS", "SAMPLE_COLUMNS", "AGREEMENT_COLUMNS", "AGREEMENT_MEASURES", "is_synthetic",
-    "STEP_KINDS", "TOOL_KINDS", "STEP_COLUMNS", "SITE_REACH_COLUMNS",
+    "ANNOTATION_LABELS", "ANNOTATION_LABEL_NAMES", "LABEL_COLUMNS", "SAMPLE_COLUMNS", "AGREEMENT_COLUMNS",
+    "AGREEMENT_MEASURES", "is_synthetic", "STEP_KINDS", "TOOL_KINDS", "STEP_COLUMNS", "SITE_REACH_COLUMNS",
     "check_choice", "check_profile", "check_failure_policy", "check_metrics",
 ]  # fmt: skip
 
@@ -73,6 +73,8 @@ AUDIT_LABELS: tuple[str, ...] = (*ERROR_TYPES, "correct")
 NOT_ANALYZABLE = "not_analyzable"
 #: Labels of an annotator's label file: the audit labels, then ``not_analyzable``.
 ANNOTATION_LABELS: tuple[str, ...] = (*AUDIT_LABELS, NOT_ANALYZABLE)
+#: How each annotation label is shown (the paper's names, Appendix G).
+ANNOTATION_LABEL_NAMES: dict[str, str] = {**ERROR_LABELS, "correct": "Correct", NOT_ANALYZABLE: "Not analyzable"}
 #: Columns of an annotator's label file (:mod:`sgr_kit.annotate.store`), in file order.
 LABEL_COLUMNS: tuple[str, ...] = ("system", "task_id", "repeat", "annotator", "label", "note", "labelled_at")
 #: Columns of an annotation sheet (``sgr-kit sample``): the fixed three, then the slot and its strata.

@@ -28,7 +28,7 @@ from sgr_kit.explore.render import (
     status_html,
     text_html,
 )
-from sgr_kit.schema import ERROR_LABELS, ERROR_TYPES, NOT_ANALYZABLE
+from sgr_kit.schema import ANNOTATION_LABEL_NAMES, ERROR_TYPES, NOT_ANALYZABLE
 
 __all__ = [
     "LABELS",
@@ -47,8 +47,8 @@ __all__ = [
 #: Every label an annotator can give (:data:`sgr_kit.schema.ANNOTATION_LABELS`), in the order of the
 #: keyboard shortcuts 1-8: ``correct``, the six error types, ``not_analyzable``.
 LABELS: tuple[str, ...] = ("correct", *ERROR_TYPES, NOT_ANALYZABLE)
-#: How each label is shown.
-LABEL_NAMES: dict[str, str] = {"correct": "Correct", **ERROR_LABELS, "not_analyzable": "Not analyzable"}
+#: How each label is shown (:data:`sgr_kit.schema.ANNOTATION_LABEL_NAMES`), in the order of :data:`LABELS`.
+LABEL_NAMES: dict[str, str] = {label: ANNOTATION_LABEL_NAMES[label] for label in LABELS}
 #: What each label means: the six error types as Appendix G of the paper defines them.
 DEFINITIONS: dict[str, str] = {
     "correct": "The answer is right (the reference's rows and fields); no error to label.",
