@@ -86,7 +86,7 @@ def test_errors(rng):
         site_reach_means(scores, reach.drop(columns="reached_site"))
     with pytest.raises(SgrKitError, match=r"no answer of the scores table has a trajectory"):
         site_reach_means(scores, reach.assign(system=reach["system"] + "x"))
-    with pytest.raises(SgrKitError, match=r"reach: \(system, task_id, repeat\) \('other', 'p00', 0\) appears more"):
+    with pytest.raises(SgrKitError, match=r"reach: \(system, task_id, repeat\) other, p00, 0 appears more"):
         site_reach_means(scores, reach.assign(system="other"))
     with pytest.raises(SgrKitError, match=r"failure_policy must be one of"):
         site_reach_means(scores, reach, failure_policy="drop")

@@ -49,8 +49,8 @@ def reach_scores(scores: pd.DataFrame, reach: pd.DataFrame) -> pd.DataFrame:
     for name, frame in (("scores", scores), ("reach", extra)):
         twice = frame.duplicated(_KEY, keep=False)
         if twice.any():
-            first = frame.loc[twice, _KEY].iloc[0].tolist()
-            raise SgrKitError(f"{name}: (system, task_id, repeat) {tuple(first)!r} appears more than once; "
+            first = tuple(str(v) for v in frame.loc[twice, _KEY].iloc[0])
+            raise SgrKitError(f"{name}: (system, task_id, repeat) {', '.join(first)} appears more than once; "
                               f"expected one row per answer")  # fmt: skip
     keys = scores[_KEY].astype({"system": str, "task_id": str, "repeat": "int64"})
     merged = scores.assign(**{c: keys[c] for c in _KEY}).merge(
