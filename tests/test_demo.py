@@ -17,7 +17,7 @@ from sgr_kit.load import load_runs
 from sgr_kit.prepare import load_tasks
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
-FILES = ("constraint.jsonl", "goal.jsonl", "runs.jsonl", "truth.csv", "audit.csv", "README.md")
+FILES = ("constraint.jsonl", "goal.jsonl", "runs.jsonl", "truth.csv", "audit.csv", "trajectories.jsonl", "README.md")
 
 # The release's shape, from the specification (section 3 "An embedded demo benchmark").
 DOMAIN_COUNTS = {

@@ -10,6 +10,8 @@ DataFrame with fixed columns; values are in percent points, never rounded.
   Tables 4, 5 and 6;
 - :mod:`~sgr_kit.breakdowns.points`: where the Item-F1 points went (lost points by
   cause, the columns most often wrong, rows lost to key mismatches);
+- :mod:`~sgr_kit.breakdowns.reach`: whether the trajectories reached the task's website, and
+  the scores with and without reaching it (from :func:`sgr_kit.trajectories.site_reach`);
 - :mod:`~sgr_kit.breakdowns.paper`: computed numbers beside the published ones, and
   the paper's ranking.
 """
@@ -20,6 +22,7 @@ from ..schema import ALL_SYSTEMS, AUDIT_LABELS, AUDIT_TABLE_COLUMNS
 from .audit import audit_scores, error_profile_by_family, error_profile_by_system, error_type_means, load_audit
 from .groups import bin_means, domain_means, ecosystem_means, family_means, group_columns
 from .paper import BESIDE_COLUMNS, RANKING_COLUMNS, beside_paper, paper_ranking
+from .reach import REACH_COLUMNS, REACH_QUANTITIES, describe_reach, reach_scores, site_reach_means
 from .points import CAUSES, answer_losses, key_mismatches, points_lost, rows_lost, wrong_columns
 
 __all__ = [
@@ -28,4 +31,5 @@ __all__ = [
     "load_audit", "error_profile_by_system", "error_profile_by_family", "audit_scores", "error_type_means",
     "answer_losses", "points_lost", "wrong_columns", "key_mismatches", "rows_lost",
     "beside_paper", "paper_ranking",
+    "REACH_COLUMNS", "REACH_QUANTITIES", "site_reach_means", "reach_scores", "describe_reach",
 ]  # fmt: skip

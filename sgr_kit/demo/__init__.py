@@ -4,7 +4,9 @@
 problems as 100 tasks in the release format (``constraint.jsonl``,
 ``goal.jsonl``), simulated answers of the paper's eleven systems
 (``runs.jsonl``), the error injected into every answer (``truth.csv``), audit
-labels for 22 task slots x the 8 CLI systems (``audit.csv``) and a README.
+labels for 22 task slots x the 8 CLI systems (``audit.csv``), a trajectory for every
+answer of the 8 CLI systems (``trajectories.jsonl``, :mod:`~sgr_kit.demo.trajectories`)
+and a README.
 Nothing in it is real data: the tasks, references and answers are generated from
 a seed; only the calibration targets (the paper's published means and counts)
 and the taxonomy are real. See ``data/demo/README.md``.
@@ -203,13 +205,17 @@ def _csv(records: list[dict]) -> str:
 def demo_files(demo: Demo) -> dict[str, str]:
     """File name -> exact text of every file :func:`write_demo` writes."""
     from sgr_kit.demo.readme import readme_text
+    from sgr_kit.demo.trajectories import demo_trajectories
 
+    trajectories = demo_trajectories(demo.constraint + demo.goal, demo.runs, demo.truth,
+                                     systems=paper_targets().cli_systems, seed=demo.seed)  # fmt: skip
     return {
         "constraint.jsonl": _jsonl(demo.constraint),
         "goal.jsonl": _jsonl(demo.goal),
         "runs.jsonl": _jsonl(demo.runs),
         "truth.csv": _csv(demo.truth),
         "audit.csv": _csv(demo.audit),
+        "trajectories.jsonl": _jsonl(trajectories),
         "README.md": readme_text(demo),
     }
 
