@@ -1,138 +1,41 @@
 """The explorer notebook in a real browser: JupyterLab on loopback, headless Chromium, Playwright.
 
-Marked ``browser`` (``pytest -m browser`` runs it alone). It needs Debian's ``chromium`` on
-PATH and Playwright's Python package; ``scripts/install-browser`` installs both. Where they
-are missing the test is skipped locally with the reason, and fails under CI (``CI`` set),
-so a CI run never passes without having run it.
+Marked ``browser`` (``pytest -m browser`` runs it alone); the shared helpers (JupyterLab on a
+free loopback port, the browser, skipping or failing when the tools are missing) are in
+``jupyter_browser.py``.
 
 The test writes small task and run files (one answer holding ``<script>``, an
 ``<img onerror>``, a right-to-left override and a 100 KB answer), copies
 ``notebooks/07_explorer.ipynb`` beside them with its parameters pointing at them, starts
 JupyterLab on a free loopback port without a token, runs all cells in Chromium, changes a
 filter, selects the hostile answer and checks what the page shows. A screenshot is saved
-to ``out/test-artifacts/`` (ignored by git). The Jupyter server and its kernels are always
-stopped, also when the test fails.
+to ``out/test-artifacts/`` (ignored by git).
 """
 
 from __future__ import annotations
 
 import contextlib
-import http.cookiejar
 import json
-import os
 import re
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+from jupyter_browser import (
+    ARTIFACTS,
+    CHROMIUM_ARGS,
+    ROOT,
+    browser_or_skip,
+    hide_lab_notices,
+    jupyter_lab,
+    open_and_run_all,
+    parameterized_copy,
+)
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "07_explorer.ipynb"
-ARTIFACTS = ROOT / "out" / "test-artifacts"
-#: Chromium flags that work headless as root in a container without a session bus.
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-]  # fmt: skip
 HOSTILE_CELL = "<script>alert(1)</script>"
 HOSTILE_PROSE = "<img src=x onerror=alert(1)>"
-
-
-def _browser_or_skip() -> str:
-    """The chromium executable; skip (locally) or fail (under CI) when the browser tools are missing."""
-    missing = []
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        missing.append("Debian's chromium (not on PATH)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing.append("Playwright's Python package")
-    if missing:
-        message = f"browser test needs {' and '.join(missing)}; run scripts/install-browser"
-        if os.environ.get("CI"):
-            pytest.fail(message + " (CI must install them: the test may not be skipped there)", pytrace=False)
-        pytest.skip(message)
-    return chromium
-
-
-def free_port() -> int:
-    """A free TCP port on the loopback interface."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _get(url: str, *, timeout: float = 5.0) -> bytes:
-    with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 - loopback only
-        return response.read()
-
-
-def _shutdown_kernels(base: str) -> None:
-    """Shut down every kernel of the server through its REST API (with the XSRF cookie it sets)."""
-    jar = http.cookiejar.CookieJar()
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-    opener.open(f"{base}/lab", timeout=5).read()
-    token = next((c.value for c in jar if c.name == "_xsrf"), "")
-    for kernel in json.loads(opener.open(f"{base}/api/kernels", timeout=5).read()):
-        request = urllib.request.Request(
-            f"{base}/api/kernels/{kernel['id']}", method="DELETE", headers={"X-XSRFToken": token}
-        )
-        opener.open(request, timeout=10).read()
-
-
-@contextlib.contextmanager
-def jupyter_lab(notebook_dir: Path, *, log: Path, timeout: float = 90.0) -> Iterator[str]:
-    """Run JupyterLab on a free loopback port without a token; yield its base URL; always stop it.
-
-    The server runs in its own process group. On exit its kernels are shut down through
-    the REST API, then the group gets SIGTERM (SIGKILL after 15 s).
-    """
-    port = free_port()
-    jupyter = Path(sys.executable).with_name("jupyter")
-    runtime = notebook_dir.parent / "jupyter-runtime"
-    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(runtime), JUPYTER_PLATFORM_DIRS="1")
-    command = [
-        str(jupyter), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}", "--port-retries=0",
-        "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root",
-        f"--notebook-dir={notebook_dir}", f"--LabApp.workspaces_dir={notebook_dir.parent / 'workspaces'}",
-    ]  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    with open(log, "wb") as out:
-        server = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-        try:
-            deadline = time.monotonic() + timeout
-            while True:
-                if server.poll() is not None:
-                    raise RuntimeError(f"jupyter lab exited with {server.returncode}; see {log}")
-                try:
-                    _get(f"{base}/api/status", timeout=2)
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        raise RuntimeError(f"jupyter lab did not answer within {timeout:.0f} s; see {log}") from None
-                    time.sleep(0.3)
-            yield base
-        finally:
-            with contextlib.suppress(Exception):  # a failure here must not keep the server running
-                _shutdown_kernels(base)
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(server.pid, signal.SIGTERM)
-            try:
-                server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(server.pid, signal.SIGKILL)
-                server.wait(timeout=5)
 
 
 def _task(task_id: str, domain: str, columns: list[str], rows: list[tuple[str, ...]]) -> dict:
@@ -172,35 +75,14 @@ def write_fixture(folder: Path) -> tuple[Path, Path]:
     return task_file, run_file
 
 
-def parameterized_copy(folder: Path, **parameters: object) -> Path:
-    """A copy of the explorer notebook in ``folder`` with ``parameters`` injected (as papermill does)."""
-    import nbformat
-    from papermill.iorw import load_notebook_node
-    from papermill.parameterize import parameterize_notebook
-
-    notebook = parameterize_notebook(load_notebook_node(str(NOTEBOOK)), parameters)
-    target = folder / NOTEBOOK.name
-    nbformat.write(notebook, target)
-    return target
-
-
-def open_and_run_all(page, base: str, name: str, *, timeout_ms: int = 120_000) -> None:
-    """Open ``name`` in JupyterLab, wait for an idle kernel and run all cells from the Run menu."""
-    page.goto(f"{base}/lab/tree/{name}?reset", wait_until="domcontentloaded")
-    page.locator(".jp-Notebook").first.wait_for(timeout=timeout_ms)
-    page.get_by_text(re.compile(r"\|\s*Idle")).first.wait_for(timeout=timeout_ms)
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator('li.lm-Menu-item[data-command="runmenu:run-all"]').click()
-
-
 def test_explorer_in_jupyterlab(tmp_path: Path) -> None:
-    chromium = _browser_or_skip()
+    chromium = browser_or_skip()
     from playwright.sync_api import expect, sync_playwright
 
     work = tmp_path / "notebooks"
     work.mkdir()
     tasks, runs = write_fixture(work)
-    parameterized_copy(work, tasks_paths=[tasks.name], runs_path=runs.name)
+    parameterized_copy(NOTEBOOK, work, tasks_paths=[tasks.name], runs_path=runs.name)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     dialogs: list[str] = []
 
@@ -269,7 +151,7 @@ def test_explorer_in_jupyterlab(tmp_path: Path) -> None:
             finally:  # the artifact, also (and especially) when a check failed
                 shot = ARTIFACTS / "explorer-browser-test.png"
                 with contextlib.suppress(Exception):  # never hide the failure itself
-                    page.add_style_tag(content=".Toastify { display: none !important; }")  # Lab's news prompt
+                    hide_lab_notices(page)
                     if app.count():
                         app.scroll_into_view_if_needed()
                         app.screenshot(path=str(shot))
