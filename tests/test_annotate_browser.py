@@ -92,12 +92,17 @@ def test_label_with_the_keyboard_restart_and_resume(tmp_path: Path) -> None:
                 # the keys reached the annotator only: no cell became a heading
                 assert page.locator(".jp-Notebook .jp-MarkdownCell").count() == markdown_cells
 
-                # restart the kernel and run everything again: the widget resumes at the fourth answer
+                # restart the kernel and run everything again: a new widget resumes at the fourth answer
+                app.evaluate("el => el.setAttribute('data-before-restart', '1')")
                 page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Kernel$")).click()
                 page.locator("li.lm-Menu-item", has_text="Restart Kernel and Run All Cells").first.click()
                 page.locator(".jp-Dialog-button.jp-mod-accept").click()
+                app = page.locator(".sgr-annotator:not([data-before-restart])")
+                progress = app.locator(".sgr-progress")
                 expect(progress).to_contain_text(f"3 of {total} labelled", timeout=240_000)
+                expect(page.locator(".sgr-annotator")).to_have_count(1)  # the old view is gone
                 expect(app.locator(".sgr-title")).to_contain_text(f"Answer 4 of {total}", timeout=30_000)
+                expect(app.locator(".sgr-status-line")).to_have_text("")  # a fresh widget, nothing saved yet
                 assert [r["label"] for r in _labels(labels)] == [label for _key, label in PRESSED]
                 app.locator(".sgr-trajectory details.sgr-first-site").first.scroll_into_view_if_needed()
             finally:  # the artifact, also (and especially) when a check failed

@@ -47,7 +47,7 @@ def test_definitions_follow_appendix_g():
 
 def test_definitions_table_shows_key_name_and_definition_of_every_label():
     page = definitions_html({label: str(i + 1) for i, label in enumerate(LABELS)})
-    rows = re.findall(r"<tr><td class=\"num\"><kbd>(\d)</kbd></td><td class=\"nw\"><b>([^<]+)</b></td><td>", page)
+    rows = re.findall(r"<tr><td class=\"num\"><kbd>(\d)</kbd></td><td><b>([^<]+)</b><span class=\"sgr-def\">", page)
     assert rows == [(str(i + 1), LABEL_NAMES[label]) for i, label in enumerate(LABELS)]
     assert "upstream" in page.lower() or "Upstream" in page
 
@@ -62,7 +62,7 @@ def test_conditions_prefer_the_tasks_own_fields_and_escape_them():
     assert found["state"] == ["set filter A"] and found["inclusion"] == ["only active"] and found["exclusion"] == []
     page = conditions_html(task)
     assert "&lt;script&gt;" in page and "<script>" not in page
-    assert "Exclusion conditions</dt><dd class=\"sgr-muted\">not given" in page
+    assert 'Exclusion conditions</div><div class="sgr-cond-body sgr-muted">not given' in page
     assert "Task: not available" in conditions_html(None)
 
 

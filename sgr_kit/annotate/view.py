@@ -90,9 +90,8 @@ RULE = (
 )
 
 CSS = """
-.sgr-annotator .sgr-task dl { margin: 2px 0 6px; }
-.sgr-annotator .sgr-task dt { font-weight: 600; margin-top: 4px; }
-.sgr-annotator .sgr-task dd { margin: 0 0 0 14px; white-space: pre-wrap; overflow-wrap: anywhere; }
+.sgr-annotator .sgr-cond-head { font-weight: 600; margin-top: 4px; }
+.sgr-annotator .sgr-cond-body { margin: 0 0 0 14px; white-space: pre-wrap; overflow-wrap: anywhere; }
 .sgr-annotator .sgr-task ul { margin: 2px 0; padding-left: 20px; }
 .sgr-annotator details.sgr-step { border-left: 3px solid #c8c8c8; margin: 2px 0; padding: 1px 6px; }
 .sgr-annotator details.sgr-step > summary { cursor: pointer; font-family: var(--jp-code-font-family, monospace);
@@ -104,7 +103,9 @@ CSS = """
 .sgr-annotator .sgr-step-body pre { white-space: pre-wrap; overflow-wrap: anywhere; max-height: 14em; overflow: auto;
   background: var(--jp-layout-color2, #f5f5f5); padding: 4px 6px; margin: 2px 0; }
 .sgr-annotator .sgr-traj-head { margin: 4px 0; }
-.sgr-annotator .sgr-defs td { white-space: normal; vertical-align: top; }
+.sgr-annotator table.sgr-t.sgr-defs { width: 100%; }
+.sgr-annotator table.sgr-t.sgr-defs td { white-space: normal; vertical-align: top; font-size: 12px; }
+.sgr-annotator table.sgr-t.sgr-defs .sgr-def { display: block; color: var(--jp-ui-font-color2, #505050); }
 .sgr-annotator .sgr-rule { border: 1px solid #0072b2; background: #eef5fb; padding: 4px 8px; margin: 4px 0; }
 .sgr-annotator .sgr-label-button.sgr-chosen button, .sgr-annotator button.sgr-chosen {
   outline: 3px solid #0072b2; font-weight: 700; }
@@ -182,7 +183,7 @@ def task_conditions(task: Any) -> dict[str, list[str]]:
 
 
 def conditions_html(task: Any) -> str:
-    """The task's instruction and state conditions as a definition list (what the task does not say is named).
+    """The task's instruction and state conditions, each under its heading (what the task does not say is named).
 
     Examples
     --------
@@ -207,14 +208,15 @@ def conditions_html(task: Any) -> str:
         items = found[key]
         if not items:
             if key in ("state", "inclusion", "exclusion"):
-                parts.append(f'<dt>{head}</dt><dd class="sgr-muted">not given in the task file</dd>')
+                parts.append(f'<div class="sgr-cond-head">{head}</div>'
+                             '<div class="sgr-cond-body sgr-muted">not given in the task file</div>')
             continue
         if len(items) == 1:
             body = text_html(items[0], limit=4_000)
         else:
             body = "<ul>" + "".join(f"<li>{text_html(v, limit=1_000)}</li>" for v in items[:60]) + "</ul>"
-        parts.append(f"<dt>{head}</dt><dd>{body}</dd>")
-    return f'<div class="sgr-task"><dl>{"".join(parts)}</dl></div>'
+        parts.append(f'<div class="sgr-cond-head">{head}</div><div class="sgr-cond-body">{body}</div>')
+    return f'<div class="sgr-task">{"".join(parts)}</div>'
 
 
 def title_html(key: tuple, score: Mapping[str, Any], *, position: int, total: int, blind: bool) -> str:
@@ -367,12 +369,13 @@ def definitions_html(keys: Mapping[str, str]) -> str:
     (True, True)
     """
     rows = "".join(
-        f'<tr><td class="num"><kbd>{html.escape(keys.get(label, ""))}</kbd></td><td class="nw">'
-        f"<b>{html.escape(LABEL_NAMES[label])}</b></td><td>{html.escape(DEFINITIONS[label])}</td></tr>"
+        f'<tr><td class="num"><kbd>{html.escape(keys.get(label, ""))}</kbd></td><td>'
+        f'<b>{html.escape(LABEL_NAMES[label])}</b>'
+        f'<span class="sgr-def">{html.escape(DEFINITIONS[label])}</span></td></tr>'
         for label in LABELS
     )
     return (
         f'<div class="sgr-rule"><b>Rule:</b> {html.escape(RULE)}</div>'
-        f'<table class="sgr-t sgr-defs"><tr><th>key</th><th>label</th><th>definition (Appendix G)</th></tr>'
+        f'<table class="sgr-t sgr-defs"><tr><th>key</th><th>label and definition (Appendix G)</th></tr>'
         f"{rows}</table>"
     )

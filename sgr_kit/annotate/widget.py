@@ -289,7 +289,8 @@ class Annotator:
         rows = []
         for label in LABELS:
             button = w.Button(description=f"{_LABEL_KEYS[label]} · {LABEL_NAMES[label]}",
-                              layout=w.Layout(width="230px"), tooltip=f"label this answer {LABEL_NAMES[label]}")
+                              layout=w.Layout(width="98%"),
+                              tooltip=f"label this answer {LABEL_NAMES[label]}")
             button.add_class("sgr-label-button")
             button.add_class(f"sgr-label-{label}")
             button.on_click(lambda _b, label=label: self.press(_LABEL_KEYS[label]))
@@ -328,14 +329,14 @@ class Annotator:
         )
         panel = w.VBox([
             self._keys,
-            w.HTML(definitions_html(_LABEL_KEYS)),
-            w.VBox(rows, layout=w.Layout(flex_flow="row wrap")),
+            w.VBox(rows),
             self._note,
             w.HBox([self._previous, self._next, self._unlabelled], layout=w.Layout(flex_flow="row wrap")),
             self._status,
-        ], layout=w.Layout(width="38%", min_width="340px", padding="0 0 0 10px"))  # fmt: skip
+            w.HTML(definitions_html(_LABEL_KEYS)),
+        ], layout=w.Layout(width="40%", min_width="360px", padding="0 0 0 10px"))  # fmt: skip
         content = w.VBox([self._title, self._task, self._answer, self._trajectory],
-                         layout=w.Layout(width="62%", min_width="0"))
+                         layout=w.Layout(width="60%", min_width="0"))
         self.widget = w.VBox([header, self._progress, w.HBox([content, panel], layout=w.Layout(width="100%"))],
                              layout=w.Layout(width="100%"))
         self.widget.add_class("sgr-x")
