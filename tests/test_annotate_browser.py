@@ -8,8 +8,9 @@ The test copies ``notebooks/08_annotate.ipynb`` with a temporary label file (eve
 at its defaults: the SYNTHETIC demo, its trajectories and an audit sample drawn in the
 notebook), runs all cells in JupyterLab, clicks into the annotator and labels three answers
 with the keys ``1``, ``2`` and ``8`` (``1`` is also JupyterLab's "heading 1" shortcut in command
-mode: the notebook's cells must stay as they were). The three labels must be in the file at
-once. Then it restarts the kernel and runs all cells again from the Kernel menu: the widget
+mode: the notebook's cells must stay as they were), after typing a note holding digits and
+``n``/``p`` (text there, never shortcuts). The three labels, and the note with the first, must
+be in the file at once. Then it restarts the kernel and runs all cells again from the Kernel menu: the widget
 must open at the fourth answer, saying that three are labelled. A screenshot goes to
 ``out/test-artifacts/`` (ignored by git).
 """
@@ -39,6 +40,8 @@ NOTEBOOK = ROOT / "notebooks" / "08_annotate.ipynb"
 ANNOTATOR = "browser-test"
 #: Keys pressed, and the labels they must write (the label set's order, 1-8).
 PRESSED = (("1", "correct"), ("2", "scope_drift"), ("8", "not_analyzable"))
+#: A note typed before the first label: digits and n/p in it must stay text.
+NOTE = "3 rows of 8 in 2 pages; n p"
 
 
 def _labels(path: Path) -> list[dict]:
@@ -77,9 +80,15 @@ def test_label_with_the_keyboard_restart_and_resume(tmp_path: Path) -> None:
                 expect(app).to_contain_text("earliest non-recoverable root cause")
                 markdown_cells = page.locator(".jp-Notebook .jp-MarkdownCell").count()
 
+                # keys typed into the note are text, not shortcuts
+                note = app.locator(".sgr-note-field textarea")
+                note.click()
+                page.keyboard.type(NOTE)
+                expect(note).to_have_value(NOTE)
                 keys = app.locator(".sgr-keys")
-                keys.click()
+                keys.click()  # leaves the note (which sends it to the kernel) and turns the keyboard on
                 expect(keys).to_have_class(re.compile(r"\bsgr-keys-on\b"), timeout=30_000)
+                assert _labels(labels) == [] and "0 of" in progress.inner_text()
                 for n, (key, _label) in enumerate(PRESSED, start=1):
                     page.keyboard.press(key)
                     expect(progress).to_contain_text(f"{n} of {total} labelled", timeout=30_000)
@@ -89,6 +98,7 @@ def test_label_with_the_keyboard_restart_and_resume(tmp_path: Path) -> None:
                 rows = _labels(labels)
                 assert [r["label"] for r in rows] == [label for _key, label in PRESSED]
                 assert {r["annotator"] for r in rows} == {ANNOTATOR}
+                assert [r["note"] for r in rows] == [NOTE, "", ""]
                 # the keys reached the annotator only: no cell became a heading
                 assert page.locator(".jp-Notebook .jp-MarkdownCell").count() == markdown_cells
 
