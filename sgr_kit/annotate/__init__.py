@@ -17,8 +17,9 @@ from ..load.labels import load_sheet
 from ..stats.agreement import agreement, category_agreement, cohen_kappa, confusion_matrix, fleiss_kappa, krippendorff_alpha
 from .adjudicate import AdjudicationView, Adjudication, adjudicate, disagreements, write_final_labels
 from .store import LabelStore, first_unlabelled, load_labels, open_labels, write_label_file
+from .tables import agreement_tables
 
 __all__ = [
     "agreement", "category_agreement", "confusion_matrix", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha",
     "disagreements", "adjudicate", "Adjudication", "write_final_labels", "AdjudicationView",
-    "LabelStore", "open_labels", "load_labels", "load_sheet", "write_label_file", "first_unlabelled"]
+    "agreement_tables", "LabelStore", "open_labels", "load_labels", "load_sheet", "write_label_file", "first_unlabelled"]
