@@ -111,7 +111,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     notebooks = [n.strip() for n in args.notebooks.split(",") if n.strip()] if args.notebooks else list(NOTEBOOKS)
     log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     result = build_report(
-        args.tasks, args.runs, args.out, audit_labels=args.audit, profile=args.profile,
+        args.tasks, args.runs, args.out, audit_labels=args.audit, label_files=args.labels, profile=args.profile,
         failure_policy=args.failure_policy, rules=args.rules, pairing=args.pairing,
         strict_pairing=args.strict_pairing, notebooks=notebooks, parameters=parameters, workers=args.workers,
         force=args.force, progress=not (args.no_progress or args.quiet), log=log,
@@ -312,6 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "the SYNTHETIC demo shipped with sgr-kit, with its audit labels.")
     _scoring_options(p, required=False)
     p.add_argument("--audit", metavar="FILE", help="audit labels (CSV: system, task_id, label) for the error profiles")
+    p.add_argument("--labels", action="append", metavar="FILE",
+                   help="an annotator's label file (repeatable; two or more: the error-profile page shows agreement)")
     p.add_argument("--out", default="report", metavar="DIR", help="the report folder to write (default: report)")
     p.add_argument("--failure-policy", choices=FAILURE_POLICIES, default=FAILURE_POLICIES[0],
                    help="how parse failures and missing answers enter means: zero (default) or exclude")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sgr_kit.errors import SgrKitError
 from sgr_kit.load.labels import label_code, load_labels, load_sheet
@@ -89,3 +91,30 @@ def test_sheet_reads_in_order_and_refuses_a_repeated_answer(tmp_path):
     _write(tmp_path, "s.csv", "system,task\nm,t1\n")
     with pytest.raises(SgrKitError, match=r"s\.csv:1: annotation sheet lacks column\(s\) 'task_id', 'repeat'"):
         load_sheet(path)
+
+
+def test_a_label_file_is_an_audit_file_and_not_analyzable_rows_are_left_out(tmp_path):
+    from sgr_kit.load import load_audit
+
+    path = _write(tmp_path, "a.csv", f"{HEADER}\nm,t1,0,ann,Correct,,\nm,t2,0,ann,not_analyzable,no trace,\n"
+                                     "m,t3,0,ann,Criterion Mismatch,,\n")
+    with pytest.warns(UserWarning, match=r"1 trajectory\(ies\) labelled not_analyzable left out"):
+        audit = load_audit(path)
+    assert audit[["task_id", "label"]].values.tolist() == [["t1", "correct"], ["t3", "criterion_mismatch"]]
+    only = _write(tmp_path, "b.csv", f"{HEADER}\nm,t2,0,ann,not analyzable,,\n")
+    with pytest.raises(SgrKitError, match=r"b\.csv: expected at least one analyzable labelled trajectory"):
+        with pytest.warns(UserWarning, match="left out"):
+            load_audit(only)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=300))
+def test_any_text_is_read_or_refused_with_a_clear_error(tmp_path_factory, text):
+    path = tmp_path_factory.mktemp("fuzz") / "x.csv"
+    path.write_text(f"{HEADER}\n{text}", encoding="utf-8")
+    try:
+        labels = load_labels(path)
+    except SgrKitError as exc:
+        assert "x.csv" in str(exc)
+    else:
+        assert set(labels["label"]) <= set(ANNOTATION_LABELS)

@@ -172,8 +172,7 @@ def test_bootstrap_resamples_match_a_loop_over_resampled_items():
     labels = _labels(by)
     table = agreement(labels, n_boot=200, seed=11, ci=0.9)
     rng = np.random.default_rng(11)
-    problem_weights(rng, 30, 200)  # percent agreement of the pair draws first
-    weights = problem_weights(rng, 30, 200)
+    weights = problem_weights(rng, 30, 200)  # the pair's items are resampled once, for both its measures
     items = np.array(sorted(range(30), key=lambda i: f"t{i}"))  # items are sorted by task id
     first, second = np.array(by["a0"], dtype=object)[items], np.array(by["a1"], dtype=object)[items]
     loop = []

@@ -29,11 +29,12 @@ from ..stats.agreement import (
 from .adjudicate import AdjudicationView, Adjudication, adjudicate, disagreements, write_final_labels
 from .store import LabelStore, first_unlabelled, load_labels, open_labels, write_label_file
 from .inputs import annotate_files
+from .tables import agreement_tables
 from .view import DEFINITIONS, LABEL_NAMES, LABELS, RULE
 from .widget import Annotator, annotate
 
 __all__ = [
     "agreement", "category_agreement", "confusion_matrix", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha",
     "disagreements", "adjudicate", "Adjudication", "write_final_labels", "AdjudicationView",
-    "LabelStore", "open_labels", "load_labels", "load_sheet", "write_label_file", "first_unlabelled",
+    "agreement_tables", "LabelStore", "open_labels", "load_labels", "load_sheet", "write_label_file", "first_unlabelled",
     "annotate", "annotate_files", "Annotator", "LABELS", "LABEL_NAMES", "DEFINITIONS", "RULE"]

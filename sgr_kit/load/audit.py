@@ -5,18 +5,22 @@ types of :data:`sgr_kit.schema.ERROR_TYPES` or ``correct``. It is a CSV file wit
 columns ``system, task_id, label``; ``base_id``, ``family`` and ``synthetic`` are read when
 present (the demo's ``data/demo/audit.csv`` has ``system, task_id, base_id, family, label``).
 Labels may also be written as the paper prints them (``Retrieval-Scope Drift``, ``Correct``),
-in any case. The error profiles built from it are in :mod:`sgr_kit.breakdowns.audit`.
+in any case. Rows labelled ``not_analyzable`` (an annotator's label file, see
+:mod:`sgr_kit.load.labels`) are left out, with a warning: the error profiles count analyzable
+trajectories only. The error profiles built from it are in :mod:`sgr_kit.breakdowns.audit`.
 """
 
 from __future__ import annotations
 
 import csv
+import warnings
 from pathlib import Path
 
 import pandas as pd
 
 from ..errors import SgrKitError, where
-from ..schema import AUDIT_LABELS, AUDIT_TABLE_COLUMNS, ERROR_LABELS, TEXT_DTYPE
+from ..schema import AUDIT_LABELS, AUDIT_TABLE_COLUMNS, ERROR_LABELS, NOT_ANALYZABLE, TEXT_DTYPE
+from .labels import label_code
 
 __all__ = ["AUDIT_REQUIRED", "load_audit"]
 
@@ -118,7 +122,7 @@ def load_audit(
     if not rows:
         raise SgrKitError(f"{path}: expected at least one labelled trajectory, found none")
     position = {name: header.index(name) for name in header}
-    records, first = [], {}
+    records, first, skipped = [], {}, 0
     for line, row in rows:
         here = where(path, line)
         if len(row) != len(header):
@@ -128,6 +132,9 @@ def load_audit(
             if not rec[column]:
                 raise SgrKitError(f"{here}, column {column!r}: empty; every row needs a system, a task_id and a label")
         label = _label(rec["label"])
+        if label is None and label_code(rec["label"]) == NOT_ANALYZABLE:
+            skipped += 1
+            continue
         if label is None:
             raise SgrKitError(
                 f"{here}, column 'label': unknown label {rec['label']!r}; expected one of "
@@ -147,6 +154,12 @@ def load_audit(
                 raise SgrKitError(f"{here}, column 'synthetic': expected true or false, found {rec['synthetic']!r}")
         records.append((rec["system"], rec["task_id"], rec.get("base_id") or None, rec.get("family") or None,
                         label, line, flag))  # fmt: skip
+    if skipped:
+        warnings.warn(f"{path}: {skipped} trajectory(ies) labelled {NOT_ANALYZABLE} left out of the error profiles",
+                      UserWarning, stacklevel=2)
+        if not records:
+            raise SgrKitError(f"{path}: expected at least one analyzable labelled trajectory, found only "
+                              f"{NOT_ANALYZABLE} labels")
     audit = pd.DataFrame(records, columns=list(AUDIT_TABLE_COLUMNS))
     if scores is not None:
         audit = _join_scores(audit, scores, path)

@@ -343,6 +343,7 @@ def build_report(
     out_dir: str | os.PathLike,
     *,
     audit_labels: str | os.PathLike | None = None,
+    label_files: Sequence[str | os.PathLike] | None = None,
     profile: str = "paper",
     failure_policy: str = "zero",
     rules: str | os.PathLike | None = None,
@@ -366,6 +367,8 @@ def build_report(
         The report folder.
     audit_labels : path, optional
         Audit labels (``system, task_id, label``) for the error-profile notebook.
+    label_files : list of paths, optional
+        Two or more annotators' label files: the error-profile notebook shows their agreement.
     profile, failure_policy, rules, pairing, strict_pairing
         Scoring and aggregation options, as ``sgr-kit score`` and ``sgr-kit summary``.
     notebooks : sequence of str or path, default :data:`NOTEBOOKS`
@@ -417,7 +420,8 @@ def build_report(
         raise SgrKitError(f"report folder {out_dir} is not empty; pass --force to replace the report in it")
     sources = _resolve_notebooks(notebooks)
     parameters = dict(parameters or {})
-    reserved = {"scores_path", "cells_path", "audit_path", "output_dir", "tasks_paths", "runs_path", "profile"}
+    reserved = {"scores_path", "cells_path", "audit_path", "label_paths", "output_dir", "tasks_paths", "runs_path",
+                "profile"}
     clash = sorted(reserved & set(parameters))
     if clash:
         raise SgrKitError(f"-p {', '.join(clash)}: set by the report build itself; use --tasks/--runs/--audit/"
@@ -425,6 +429,9 @@ def build_report(
     known = check_parameters(parameters, sources)
     if audit_labels is not None and not Path(audit_labels).is_file():
         raise SgrKitError(f"audit file {audit_labels} does not exist; expected a CSV with system, task_id, label")
+    for label_file in label_files or ():
+        if not Path(label_file).is_file():
+            raise SgrKitError(f"label file {label_file} does not exist; expected an annotator's label CSV")
     workers = max(1, int(workers or os.cpu_count() or 1))
 
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -433,7 +440,8 @@ def build_report(
     try:
         inputs = (_input_records("tasks", tasks) + _input_records("runs", runs)
                   + _input_records("rules", [rules] if rules else []) + _input_records("pairing", [pairing] if pairing else [])
-                  + _input_records("audit", [audit_labels] if audit_labels else []))
+                  + _input_records("audit", [audit_labels] if audit_labels else [])
+                  + _input_records("labels", label_files))
         key = _scoring_key(inputs, profile, strict_pairing)
         start = time.perf_counter()
         previous = _previous_scores(out, key) if force else None
@@ -452,12 +460,14 @@ def build_report(
                              audit=audit_labels)
         if audit_labels is not None:
             shutil.copyfile(audit_labels, building / "audit-labels.csv")
+        copied = [str(shutil.copyfile(f, building / f"labels-{i}.csv")) for i, f in enumerate(label_files or (), 1)]
         write_table(audit(), building / "paper-audit.csv")
         write_text(format_summary(loaded.scores, failure_policy=failure_policy) + "\n", building / "summary.txt")
 
         given = {
             "scores_path": str(building / "scores.csv"), "cells_path": str(building / "cells.parquet"),
             "audit_path": str(building / "audit-labels.csv") if audit_labels is not None else None,
+            "label_paths": copied or None,
             "failure_policy": failure_policy, "output_dir": str(building), **parameters,
         }
         jobs = [(str(src), src.stem, str(building), {k: v for k, v in given.items() if k in known[src.stem]})

@@ -22,8 +22,8 @@ A kappa or alpha is **undefined** (NaN, with a note) when the expected agreement
 the expected disagreement is 0: every label used is the same category, so chance alone
 explains the agreement. Items are assumed **independent** (the answers of different systems
 to one task are treated as separate items). Intervals are percentile **bootstrap** intervals
-over items: ``n_boot`` resamples of the items with replacement (one weight matrix, numpy
-``Generator`` seeded by ``seed``); a resample where the measure is undefined is left out,
+over items: ``n_boot`` resamples of the items with replacement (one weight matrix per set of
+items, shared by the measures on that set; numpy ``Generator`` seeded by ``seed``); a resample where the measure is undefined is left out,
 and the note says how often that happened.
 
 :func:`cohen_kappa`, :func:`fleiss_kappa` and :func:`krippendorff_alpha` are the plain
@@ -318,14 +318,22 @@ def agreement(labels: pd.DataFrame, *, n_boot: int = 2000, ci: float = 0.95, see
     rng = np.random.default_rng(seed)
     values = wide.to_numpy(dtype=object)
     rows: list[tuple] = []
+    drawn: dict[bytes, np.ndarray] = {}
 
-    def measure(name: str, who: str, kernel, data: tuple, n_items: int, note: str = "") -> None:
+    def resample(mask: np.ndarray) -> np.ndarray:
+        # one set of resamples per set of items: measures on the same items share their resamples
+        key = np.packbits(mask).tobytes() + len(mask).to_bytes(8, "little")
+        if key not in drawn:
+            drawn[key] = problem_weights(rng, int(mask.sum()), int(n_boot))
+        return drawn[key]
+
+    def measure(name: str, who: str, kernel, data: tuple, mask: np.ndarray, note: str = "") -> None:
+        n_items = int(mask.sum())
         if n_items == 0:
             rows.append((name, who, 0, np.nan, np.nan, np.nan, note or "no items to compare"))
             return
         point = float(kernel(*data, np.ones((1, n_items)))[0])
-        weights = problem_weights(rng, n_items, int(n_boot)) if n_boot else np.zeros((0, n_items))
-        resampled = kernel(*data, weights) if n_boot else np.array([])
+        resampled = kernel(*data, resample(mask)) if n_boot else np.array([])
         low, high, boot_note = _interval(point, resampled, float(ci))
         notes = [note] if note else []
         if np.isnan(point) and name != "percent_agreement":
@@ -340,17 +348,17 @@ def agreement(labels: pd.DataFrame, *, n_boot: int = 2000, ci: float = 0.95, see
                          for i in range(len(values))], dtype=bool)  # fmt: skip
         a = _one_hot(values[both, first], categories)
         b = _one_hot(values[both, second], categories)
-        measure("percent_agreement", who, _agree_w, ((a * b).sum(axis=1),), int(both.sum()))
-        measure("cohen_kappa", who, _cohen_w, (a, b), int(both.sum()))
+        measure("percent_agreement", who, _agree_w, ((a * b).sum(axis=1),), both)
+        measure("cohen_kappa", who, _cohen_w, (a, b), both)
     complete = np.array([all(v is not None for v in row) for row in values], dtype=bool)
     full = _counts(values[complete], categories)
     unanimous = (full.max(axis=1) == len(annotators)).astype(float) if len(full) else np.zeros(0)
-    measure("percent_agreement", "all", _agree_w, (unanimous,), int(complete.sum()))
-    measure("fleiss_kappa", "all", _fleiss_w, (full,), int(complete.sum()))
+    measure("percent_agreement", "all", _agree_w, (unanimous,), complete)
+    measure("fleiss_kappa", "all", _fleiss_w, (full,), complete)
     everything = _counts(values, categories)
-    pairable = everything[everything.sum(axis=1) >= 2]
+    pairable = everything.sum(axis=1) >= 2
     single = int((everything.sum(axis=1) == 1).sum())
-    measure("krippendorff_alpha", "all", _alpha_w, (pairable,), len(pairable),
+    measure("krippendorff_alpha", "all", _alpha_w, (everything[pairable],), pairable,
             f"{single} item(s) with one label left out" if single else "")
     out = pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS))
     out["order"] = out["measure"].map({m: i for i, m in enumerate(
