@@ -33,7 +33,7 @@ def reach_table(rng: np.random.Generator, *, synthetic: bool) -> pd.DataFrame:
 def test_points_sit_at_the_table_values(rng):
     table = reach_table(rng, synthetic=False)
     ax = F.plot_reach_scores(table, metric="row_f1")
-    drawn = sorted(float(line.get_xdata()[0]) for line in ax.lines if len(line.get_xdata()) == 1)
+    drawn = sorted(float(x) for bars in ax.containers for x in bars.lines[0].get_xdata())
     want = sorted(table.loc[table["quantity"] == "row_f1", "value"].dropna())
     assert drawn == pytest.approx(want)
     assert [t.get_text() for t in ax.get_yticklabels()][0] == "All systems"
