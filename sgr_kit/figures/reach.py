@@ -79,7 +79,8 @@ def plot_site_reached(
         rows = part[part["quantity"] == quantity].set_index("system").reindex(order)
         _intervals(ax, rows, y + offset, color=color, label=label, marker="o" if offset < 0 else "s")
     ax.set_yticks(y, [system_label(s) for s in order])
-    ax.invert_yaxis()
+    if not ax.yaxis_inverted():  # axes sharing y with an inverted one are inverted already
+        ax.invert_yaxis()
     ax.set(xlim=(0, 100), xlabel="answers (percent)")
     ax.tick_params(axis="y", length=0)
     legend_below(ax, ncol=1)
@@ -132,7 +133,8 @@ def plot_reach_scores(
         _intervals(ax, rows, y + offset, color=color if reached == "yes" else OKABE_ITO["black"], label=label,
                    marker=marker)  # fmt: skip
     ax.set_yticks(y, [system_label(s) for s in order])
-    ax.invert_yaxis()
+    if not ax.yaxis_inverted():  # axes sharing y with an inverted one are inverted already
+        ax.invert_yaxis()
     ax.set(xlim=(0, 100), xlabel=f"{METRIC_LABELS.get(metric, metric)} (percent)")
     ax.tick_params(axis="y", length=0)
     legend_below(ax, ncol=1)
