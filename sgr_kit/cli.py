@@ -29,7 +29,8 @@ def _scoring_options(p: argparse.ArgumentParser, *, required: bool = True) -> No
     p.add_argument("--tasks", action="append", required=required, metavar="PATH",
                    help="tasks: release JSONL file, folder, parquet file or Hugging Face dataset id (repeatable)")
     p.add_argument("--runs", action="append", required=required, metavar="PATH",
-                   help="answers: JSONL or CSV file, or a <system>/<task_id>.<ext> folder (repeatable)")
+                   help="answers: JSONL or CSV file, a <system>/<task_id>.<ext> folder, or trajectories (their final "
+                        "answers) (repeatable)")
     p.add_argument("--profile", choices=PROFILES, default=PROFILES[0],
                    help="scoring profile: paper (default, reviewer-style canonicalization) or strict "
                         "(the benchmark's own scorer)")
@@ -115,7 +116,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         failure_policy=args.failure_policy, rules=args.rules, pairing=args.pairing,
         strict_pairing=args.strict_pairing, notebooks=notebooks, parameters=parameters, workers=args.workers,
         force=args.force, progress=not (args.no_progress or args.quiet), log=log,
-        command=" ".join(["sgr-kit", *sys.argv[1:]]),
+        command=" ".join(["sgr-kit", *sys.argv[1:]]), trajectories=args.trajectories,
     )
     if not args.quiet:
         print((result.folder / "summary.txt").read_text(encoding="utf-8"))
@@ -314,6 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--audit", metavar="FILE", help="audit labels (CSV: system, task_id, label) for the error profiles")
     p.add_argument("--labels", action="append", metavar="FILE",
                    help="an annotator's label file (repeatable; two or more: the error-profile page shows agreement)")
+    p.add_argument("--trajectories", metavar="PATH",
+                   help="agents' trajectories (JSONL file or <system>/<task_id>.jsonl folder) for the site-reach page; "
+                        "they also stand in for --runs when it is not given")
     p.add_argument("--out", default="report", metavar="DIR", help="the report folder to write (default: report)")
     p.add_argument("--failure-policy", choices=FAILURE_POLICIES, default=FAILURE_POLICIES[0],
                    help="how parse failures and missing answers enter means: zero (default) or exclude")

@@ -23,7 +23,8 @@ from .errors import SgrKitError
 __all__ = ["notebooks_dir", "reference_dir", "demo_dir", "demo_paths", "templates_dir", "package_folder"]
 
 #: The demo benchmark's files, by role.
-DEMO_FILES = {"constraint": "constraint.jsonl", "goal": "goal.jsonl", "runs": "runs.jsonl", "audit": "audit.csv"}
+DEMO_FILES = {"constraint": "constraint.jsonl", "goal": "goal.jsonl", "runs": "runs.jsonl", "audit": "audit.csv",
+              "trajectories": "trajectories.jsonl"}
 
 
 def package_folder(package: str, probe: str) -> Path:
@@ -67,12 +68,13 @@ def demo_dir() -> Path:
 
 
 def demo_paths() -> dict[str, Path]:
-    """The demo's files by role: ``constraint``, ``goal`` (tasks), ``runs`` (answers), ``audit`` (labels).
+    """The demo's files by role: ``constraint``, ``goal`` (tasks), ``runs`` (answers), ``audit`` (labels),
+    ``trajectories`` (SYNTHETIC trajectories of the CLI systems' answers).
 
     Examples
     --------
     >>> sorted(demo_paths())
-    ['audit', 'constraint', 'goal', 'runs']
+    ['audit', 'constraint', 'goal', 'runs', 'trajectories']
     """
     folder = demo_dir()
     return {role: folder / name for role, name in DEMO_FILES.items()}

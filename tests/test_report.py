@@ -229,3 +229,41 @@ def test_an_interrupted_build_leaves_the_previous_report_intact(built, fixture, 
     assert sorted(p.name for p in previous.iterdir()) == ["index.html"]
     leftovers = [p.name for p in tmp_path.iterdir() if p.name != "report"]
     assert not leftovers, leftovers
+
+
+def test_without_trajectories_the_site_reach_page_says_so(built):
+    result, _ = built
+    page = (result.folder / "09_site_reach.html").read_text(encoding="utf-8")
+    assert "No trajectories were given" in page
+    assert not (result.folder / "tables" / "site_reach.csv").exists()
+
+
+def test_trajectories_stand_in_for_runs_and_build_the_site_reach_page(tmp_path, capsys):
+    files = write_fixture(tmp_path / "fixture")
+    tasks = [json.loads(line) for line in Path(files["tasks"][0]).read_text().splitlines()]
+    for t in tasks:
+        t["start_url"] = f"https://www.{t['domain'].lower()}.example.org/search"
+    Path(files["tasks"][0]).write_text("\n".join(json.dumps(t) for t in tasks) + "\n")
+    site = {t["task_id"]: t["start_url"] for t in tasks}
+    with (tmp_path / "trajectories.jsonl").open("w") as f:
+        for k, run in enumerate(json.loads(line) for line in Path(files["runs"][0]).read_text().splitlines()):
+            url = site[run["task_id"]] if k % 3 else "https://elsewhere.example/x"  # a third never reach the site
+            f.write(json.dumps({"system": run["system"], "task_id": run["task_id"], "steps": [
+                {"kind": "search", "query": run["task_id"]}, {"kind": "fetch", "url": url},
+                {"kind": "answer", "text": run["answer"]}]}) + "\n")
+    out = tmp_path / "report"
+    status = main(["report", "--tasks", files["tasks"][0], "--trajectories", str(tmp_path / "trajectories.jsonl"),
+                   "--out", str(out), "--notebooks", "09", "-p", "n_boot", "200", "--quiet", "--no-progress"])
+    assert status == 0, capsys.readouterr().err
+    table = pd.read_csv(out / "tables" / "site_reach.csv")
+    pooled = table[(table["system"] == "all systems") & (table["quantity"] == "site_reached")]
+    assert pooled["value"].iloc[0] == pytest.approx(100 * 24 / 36)
+    assert (out / "figures" / "site_reach.png").is_file()
+    assert "answers reached the task" in (out / "09_site_reach.html").read_text(encoding="utf-8")
+    provenance = json.loads((out / "provenance.json").read_text())
+    assert {r["role"] for r in provenance["inputs"]} == {"tasks", "runs", "trajectories"}
+    scores = pd.read_csv(out / "scores.csv")  # the answers came from the trajectories
+    assert len(scores) == 36 and set(scores["status"]) == {"parsed"}
+    assert main(["score", "--tasks", files["tasks"][0], "--runs", str(tmp_path / "trajectories.jsonl"),
+                 "--out", str(tmp_path / "scores.csv"), "--no-progress"]) == 0
+    assert pd.read_csv(tmp_path / "scores.csv")[["item_f1", "row_f1"]].equals(scores[["item_f1", "row_f1"]])

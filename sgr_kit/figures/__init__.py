@@ -20,6 +20,8 @@ scores by cardinality bin (Figure 7)      :func:`plot_bins`                     
 constraint - goal forest plot             :func:`plot_forest`                         ``stats`` paired tests
 system-versus-system matrix               :func:`plot_system_matrix`                  ``stats`` system matrix
 where the points went                     :func:`plot_points_lost`                    ``points_lost``
+site reached, and scores with/without     :func:`plot_site_reached`,                  ``site_reach_means``
+                                          :func:`plot_reach_scores`
 ========================================  ==========================================  ======================
 
 Call :func:`set_theme` first (``"paper"`` or ``"slide"``) and save with
@@ -33,6 +35,7 @@ from .errors import (
     figure_error_distribution, figure_error_shares, figure_error_type_scores, figure_family_errors,
     plot_error_distribution, plot_error_shares, plot_error_type_scores, plot_family_errors,
 )  # fmt: skip
+from .reach import figure_site_reach, plot_reach_scores, plot_site_reached
 from .scores import (
     figure_bins, figure_family_heatmaps, figure_item_vs_row, figure_points_lost, plot_bins, plot_item_vs_row,
     plot_points_lost, plot_score_heatmap,
@@ -48,7 +51,7 @@ __all__ = [
     "SYNTHETIC_TEXT", "SYNTHETIC_GID",
     "plot_item_vs_row", "plot_score_heatmap", "plot_bins", "plot_points_lost",
     "plot_error_shares", "plot_error_distribution", "plot_family_errors", "plot_error_type_scores",
-    "plot_forest", "plot_system_matrix",
+    "plot_forest", "plot_system_matrix", "plot_site_reached", "plot_reach_scores", "figure_site_reach",
     "figure_item_vs_row", "figure_family_heatmaps", "figure_bins", "figure_points_lost",
     "figure_error_shares", "figure_error_distribution", "figure_family_errors", "figure_error_type_scores",
     "figure_forest", "figure_system_matrix",

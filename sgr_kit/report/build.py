@@ -58,7 +58,7 @@ __all__ = ["NOTEBOOKS", "NotebookRun", "ReportResult", "notebook_parameters", "c
 #: The report's notebooks, in reading order (``notebooks/<name>.ipynb`` shipped with the package).
 NOTEBOOKS: tuple[str, ...] = (
     "01_main_table", "02_constraint_vs_goal", "03_cardinality_bins", "04_family_heatmaps",
-    "05_error_profiles", "06_where_points_went",
+    "05_error_profiles", "06_where_points_went", "09_site_reach",
 )
 #: Figures the index page shows when the notebooks made them (``figures/<name>.png``).
 KEY_FIGURES: tuple[tuple[str, str], ...] = (
@@ -66,6 +66,7 @@ KEY_FIGURES: tuple[tuple[str, str], ...] = (
     ("constraint_vs_goal_forest", "Constraint minus goal, per system, with 95% intervals"),
     ("family_heatmaps", "Item-F1 and Row-F1 by source family (Figure 3)"),
     ("points_lost", "Where the Item-F1 points went"),
+    ("site_reach", "How often the task's site was reached, and Item-F1 with and without reaching it"),
 )
 #: Libraries whose versions the provenance records.
 LIBRARIES = ("pandas", "numpy", "scipy", "matplotlib", "seaborn", "pyarrow", "papermill", "nbconvert",
@@ -356,6 +357,7 @@ def build_report(
     progress: bool = True,
     log: Callable[[str], None] | None = None,
     command: str = "",
+    trajectories: str | os.PathLike | None = None,
 ) -> ReportResult:
     """Score ``runs`` against ``tasks`` once and build the report in ``out_dir`` (see the module docstring).
 
@@ -386,6 +388,9 @@ def build_report(
         Receives one line per step (each notebook with its time); None: silent.
     command : str, optional
         The command line, for the provenance.
+    trajectories : path, optional
+        Trajectories (:mod:`sgr_kit.trajectories`) for the site-reach page; they stand in for
+        ``runs`` when no runs are given. The demo report uses the demo's.
 
     Returns
     -------
@@ -407,10 +412,12 @@ def build_report(
     say = log or (lambda line: None)
     check_profile(profile)
     check_failure_policy(failure_policy)
+    runs = runs or ([str(trajectories)] if trajectories else None)  # trajectories hold the final answers
     if not tasks and not runs:
         demo = demo_paths()
         tasks, runs = [str(demo["constraint"]), str(demo["goal"])], [str(demo["runs"])]
         audit_labels = audit_labels or str(demo["audit"])
+        trajectories = str(demo["trajectories"])
     elif not tasks or not runs:
         raise SgrKitError("report: give both --tasks and --runs, or neither to build the demo report")
     out = Path(out_dir).absolute()
@@ -421,7 +428,7 @@ def build_report(
     sources = _resolve_notebooks(notebooks)
     parameters = dict(parameters or {})
     reserved = {"scores_path", "cells_path", "audit_path", "label_paths", "output_dir", "tasks_paths", "runs_path",
-                "profile"}
+                "profile", "trajectories_path", "site_tasks_paths"}
     clash = sorted(reserved & set(parameters))
     if clash:
         raise SgrKitError(f"-p {', '.join(clash)}: set by the report build itself; use --tasks/--runs/--audit/"
@@ -441,7 +448,8 @@ def build_report(
         inputs = (_input_records("tasks", tasks) + _input_records("runs", runs)
                   + _input_records("rules", [rules] if rules else []) + _input_records("pairing", [pairing] if pairing else [])
                   + _input_records("audit", [audit_labels] if audit_labels else [])
-                  + _input_records("labels", label_files))
+                  + _input_records("labels", label_files)
+                  + _input_records("trajectories", [trajectories] if trajectories else []))
         key = _scoring_key(inputs, profile, strict_pairing)
         start = time.perf_counter()
         previous = _previous_scores(out, key) if force else None
@@ -469,6 +477,8 @@ def build_report(
             "audit_path": str(building / "audit-labels.csv") if audit_labels is not None else None,
             "label_paths": copied or None,
             "failure_policy": failure_policy, "output_dir": str(building), **parameters,
+            "trajectories_path": str(trajectories) if trajectories else None,
+            "site_tasks_paths": [str(t) for t in tasks] if trajectories else None,
         }
         jobs = [(str(src), src.stem, str(building), {k: v for k, v in given.items() if k in known[src.stem]})
                 for src in sources]

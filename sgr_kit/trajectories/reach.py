@@ -9,6 +9,7 @@ finding the website", section 4.3) is a claim about exactly these measures.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any, Iterable, Mapping
 
@@ -24,7 +25,7 @@ from .read import iter_trajectories, steps_frame
 __all__ = ["site_reach", "reach_columns"]
 
 _KEY = ["system", "task_id", "repeat"]
-_BATCH = 2_000  # trajectories per batch when reading from files
+_BATCH = 500  # trajectories per batch when reading from files
 
 
 def reach_columns() -> tuple[str, ...]:
@@ -133,7 +134,7 @@ def site_reach(trajectories: pd.DataFrame | str | os.PathLike, tasks: Any) -> pd
     ----------
     trajectories : DataFrame or path
         The steps table of :func:`~sgr_kit.trajectories.load_trajectories`, or a path it reads
-        (streamed in batches of 2,000 trajectories, so memory holds one batch's steps).
+        (streamed in batches of 500 trajectories, so memory holds one batch's steps, without their texts).
     tasks : TaskSet or iterable of Task
         The tasks (:func:`sgr_kit.load_tasks`), with ``start_url`` or ``all_involved_urls``.
 
@@ -182,7 +183,7 @@ def site_reach(trajectories: pd.DataFrame | str | os.PathLike, tasks: Any) -> pd
         return _typed(_measure(trajectories, sites))
     parts, batch = [], []
     for tr in iter_trajectories(trajectories):
-        batch.append(tr)
+        batch.append(dataclasses.replace(tr, steps=tuple(s._replace(text="") for s in tr.steps)))  # texts unused
         if len(batch) >= _BATCH:
             parts.append(_batch(batch, table))
             batch = []
