@@ -224,3 +224,12 @@ def test_the_widget_displays_with_a_plain_text_fallback(world, tmp_path):
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert "0 of 8 answers labelled by ana" in bundle["text/plain"]
     assert app.last_draw_ms >= 0
+
+
+def test_trajectories_of_answers_outside_the_sheet_are_left_aside(world, tmp_path):
+    stray = world["steps"].head(1).assign(system="Nobody", task_id="zzz_001")  # a task the tasks do not know
+    steps = pd.concat([world["steps"], stray], ignore_index=True)
+    app = _open(dict(world, steps=steps), tmp_path / "ana.csv")
+    assert app._reach_note == ""
+    app.show(app.order.index((SYSTEMS[1], "nvd_001", 0)))
+    assert "first step on the task" in app._trajectory.value

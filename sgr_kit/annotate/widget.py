@@ -98,6 +98,17 @@ class _Steps:
         return [{c: self._arrays[c][i] for c in self._columns} for i in rows]
 
 
+def _sheet_steps(steps: pd.DataFrame, sheet: pd.DataFrame) -> pd.DataFrame:
+    """The steps of the sheet's answers only (a trajectories table may hold many more)."""
+    missing = [c for c in (*SHEET_COLUMNS, "step") if c not in steps.columns]
+    if missing:
+        raise SgrKitError(f"trajectories: missing column(s) {', '.join(missing)}; expected the steps table of "
+                          "sgr_kit.trajectories.load_trajectories")
+    wanted = set(zip(sheet["system"], sheet["task_id"], sheet["repeat"].astype(int)))
+    keys = zip(steps["system"].tolist(), steps["task_id"].tolist(), steps["repeat"].astype(int).tolist())
+    return steps[[key in wanted for key in keys]].reset_index(drop=True)
+
+
 def _reach_rows(reach: pd.DataFrame | None) -> dict[tuple, dict]:
     if reach is None:
         return {}
@@ -162,6 +173,8 @@ class Annotator:
         if self.blind:
             keys = [keys[i] for i in np.random.default_rng(self.seed).permutation(len(keys))]
         self.order: list[tuple] = keys
+        if trajectories is not None:
+            trajectories = _sheet_steps(trajectories, frame)
         self._steps = _Steps(trajectories) if trajectories is not None else None
         self._reach_note = ""
         if reach is None and trajectories is not None and self._source.tasks is not None:
@@ -182,6 +195,7 @@ class Annotator:
         if self.position is None:
             self.position = len(self.order) - 1
         self.last_draw_ms = float("nan")
+        self._drawing = False  # set while the widget itself fills the note field
         self._build()
         self._draw()
 
@@ -355,8 +369,6 @@ class Annotator:
                 return
             self.labels[self.current] = (current[0], self._store.get(system, task_id, repeat)["note"])
             self._status.value = '<span class="sgr-saved">✓ note saved</span>'
-
-    _drawing = False
 
     def _draw(self) -> None:
         start = time.perf_counter()
