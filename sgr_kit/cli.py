@@ -52,11 +52,12 @@ def _workers(value: str) -> int:
 
 def _cmd_score(args: argparse.Namespace) -> int:
     from .pipeline import score_files_to
+    from .prepare.release import task_fingerprint
     from .schema import SYNTHETIC_NOTE, UNSCORED_STATUSES, is_synthetic
     from .score.parallel import default_workers
 
     workers = args.workers if args.workers is not None else default_workers()
-    _, _, scores = score_files_to(
+    task_set, _, scores = score_files_to(
         args.tasks, args.runs, args.out, cells=args.cells, profile=args.profile, rules=args.rules,
         pairing=args.pairing, strict_pairing=args.strict_pairing, workers=workers, force=args.force,
         progress=not args.no_progress,
@@ -66,6 +67,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         f"scored {len(scores)} answers ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}) "
         f"with profile '{args.profile}' -> {args.out}" + (f"; cells -> {args.cells}" if args.cells else "")
     )
+    print(f"task-set fingerprint (SHA-256 of the {len(task_set)} tasks' scored content): {task_fingerprint(task_set)}")
     unscored = sum(counts.get(s, 0) for s in UNSCORED_STATUSES)
     if unscored:
         warnings.warn(
