@@ -456,7 +456,7 @@ def build_schema(
         first = _pipe_cells(records[0]) if records and "|" in records[0] else []
         if (
             len(first) == len(columns)
-            and [name_key(clean_cell(c)) for c in first] != [name_key(c) for c in columns]
+            and [clean_cell(c).casefold() for c in first] != [c.casefold() for c in columns]
             and _spelled_header(first, columns, output_format, cardinality, len(records))
         ):
             header_names = tuple(clean_cell(c) for c in first)
