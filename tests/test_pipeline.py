@@ -105,6 +105,14 @@ def test_runs_are_scored_against_the_language_they_name(original_dir, tmp_path):
     out = tmp_path / "scores.csv"
     _, _, written = score_files_to(root, runs, out, progress=False, workers=1)
     assert written["language"].tolist() == scores["language"].tolist()
+    # downstream (notebooks, report, explorer, summary) each system is shown once per language
+    from sgr_kit.pipeline import load_inputs
+    from sgr_kit.report.summary import format_summary
+
+    inputs = load_inputs(tasks=root, runs=runs)
+    assert sorted(inputs.scores["system"].unique()) == ["S [en]", "S [zh]"]
+    assert sorted(inputs.cells["system"].unique()) == ["S [en]", "S [zh]"]
+    assert "S [zh]" in format_summary(scores)
     # a zh answer scored against English tasks is an error naming both languages
     with pytest.raises(SgrKitError, match=r"names language 'zh', but task comptox_012 was loaded in 'en'"):
         score_runs(task_set, [Answer("S", "comptox_012", 0, "x", language="zh")])
