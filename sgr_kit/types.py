@@ -74,8 +74,8 @@ class Schema:
     fields: Mapping[str, FieldRule] = field(default_factory=lambda: _EMPTY)
     record_separator: str | None = None
     declared: bool = True
-    columns_from: str = "columns"
-    key_from: str = "row_key"
+    columns_from: str = field(default="columns", compare=False)  # where they came from: descriptive only
+    key_from: str = field(default="row_key", compare=False)
     header_names: tuple[str, ...] = ()
     composite: tuple[tuple[int, str, int], ...] = ()
 
