@@ -134,3 +134,12 @@ def test_validate_prints_the_release_lines_and_the_fingerprint(original_dir):
     assert "COMPTOX_CHEMEXPO 1/4" in text and "WATER_QUALITY_PORTAL 1/5" in text
     assert f"task-set fingerprint (SHA-256 of the scored content): {task_fingerprint(report.tasks)}" in text
     assert RENUMBERED_NOTE in text
+
+
+def test_answers_to_unknown_ids_name_the_closest_ids_and_the_renumbering(original_dir, tmp_path):
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(json.dumps({"system": "S", "task_id": "comptox_010", "answer": "x"}) + "\n", encoding="utf-8")
+    report = validate(original_dir, runs=runs)
+    text = report.text()
+    assert "unknown task id 'comptox_010' (not among the 4 loaded tasks); closest known ids: comptox_012" in text
+    assert RENUMBERED_NOTE in text and not report.ok

@@ -24,7 +24,7 @@ from ..schema import PROFILES
 from ..score import prepare_task
 from ..taxonomy import BINS
 from ..types import Task
-from .release import release_check
+from .release import RENUMBERED_NOTE, release_check
 from .tasks import collect
 
 __all__ = ["ValidationReport", "validate"]
@@ -230,6 +230,8 @@ def validate(
         run_sources = tuple(str(s) for s in as_source_list(runs))
         run_set, more = read_runs(runs, tasks=taskset, language=language)
         findings += more
+        if any(f.kind == "unknown_task" for f in more) and not any(f.message == RENUMBERED_NOTE for f in findings):
+            findings.append(Finding("info", "", "release", RENUMBERED_NOTE))  # unknown ids may be renumbered ones
     return ValidationReport(tuple(findings), taskset, tuple(str(s) for s in sources), run_set, run_sources,
                             tuple(release))
 
