@@ -54,8 +54,19 @@ class Schema:
     record_separator : str or None
         ``","`` or ``";"`` when the task asks for records on one line.
     declared : bool
-        True when ``columns`` came from the rubric, False when inferred from the
-        reference's header line or the ``output_format`` text.
+        True when ``columns`` came from the rubric (``columns`` or ``normalization.schema``),
+        False when inferred from the reference's header line or the ``output_format`` text.
+    columns_from, key_from : str
+        Where the columns and the row key came from (e.g. ``"normalization.schema"``,
+        ``"normalization.dedup_key"``, ``"first column, unique in the reference"``); shown by
+        ``sgr-kit validate --verbose``.
+    header_names : tuple of str
+        The reference's own header line when its spelling differs from ``columns``
+        (``arXiv ID`` for the column ``arxiv_id``): a line of these names is a header too.
+    composite : tuple of (int, str, int)
+        Cells that the task's ``<a>:<b>|<c>`` template writes as one although the schema counts
+        them as several columns: ``(position in the written row, joiner, columns)``. A row of
+        the written width has each such cell split on its joiner (see :mod:`sgr_kit.parse`).
     """
 
     columns: tuple[str, ...]
@@ -63,6 +74,10 @@ class Schema:
     fields: Mapping[str, FieldRule] = field(default_factory=lambda: _EMPTY)
     record_separator: str | None = None
     declared: bool = True
+    columns_from: str = field(default="columns", compare=False)  # where they came from: descriptive only
+    key_from: str = field(default="row_key", compare=False)
+    header_names: tuple[str, ...] = ()
+    composite: tuple[tuple[int, str, int], ...] = ()
 
     def rule(self, column: str) -> FieldRule:
         """The rule of ``column`` (a plain string rule when none is declared)."""
@@ -107,6 +122,13 @@ class Task:
     all_involved_urls : tuple of str
         The release's ``all_involved_urls`` (empty when absent). With ``start_url`` they name the
         task's site (:func:`sgr_kit.trajectories.task_sites`).
+    prose : mapping of str to object
+        The task's rules written as prose, kept to be read, never applied: the rubric's
+        ``inclusion_conditions``, ``exclusion_conditions``, ``header_row``, ``selection_rule``,
+        ``sorting_or_selection``, ``stop_condition``, per-column notes (``column_notes``, a
+        mapping column -> text) and the metadata's ``State-Gated Retrieval`` conditions.
+    language : str
+        ``"en"`` or ``"zh"``: which translation of the release the task was read from.
     """
 
     task_id: str
@@ -126,6 +148,8 @@ class Task:
     source: str = ""
     start_url: str = ""
     all_involved_urls: tuple[str, ...] = ()
+    prose: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    language: str = "en"
 
     @property
     def synthetic(self) -> bool:
@@ -145,6 +169,9 @@ class Answer:
         The raw answer text, exactly as given.
     source : str
         Where it was read from (``file:line`` or a file path).
+    language : str
+        The release language the answer was given in (``"en"`` or ``"zh"``); it is scored
+        against the tasks of that language.
     """
 
     system: str
@@ -152,6 +179,7 @@ class Answer:
     repeat: int
     text: str
     source: str = ""
+    language: str = "en"
 
 
 @dataclass(frozen=True, slots=True)

@@ -94,8 +94,9 @@ def _cells_batches(n_batches: int = 5, rows: int = 7):
             "gold_row": pd.array([None] + list(range(rows - 1)), dtype="Int64"),
             "column": ["id"] * rows, "raw": ["x, \"y\"\n"] * (rows - 1) + [None],
             "canonical": ["x"] * rows, "reference": [None] * rows, "verdict": ["match"] * rows,
+            "language": ["en"] * rows,
         }).astype({"system": "str", "task_id": "str", "column": "str", "raw": "str", "canonical": "str",
-                   "reference": "str", "verdict": "str"}))  # fmt: skip
+                   "reference": "str", "verdict": "str", "language": "str"}))  # fmt: skip
     batches = [pa.RecordBatch.from_pandas(f, schema=CELL_SCHEMA, preserve_index=False) for f in frames]
     return frames, batches
 

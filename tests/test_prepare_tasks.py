@@ -72,7 +72,13 @@ def test_schema_inferred_from_header_line_and_output_format_matches_the_rubric(r
         rubric = {k: v for k, v in rec["rubric"].items() if k not in ("columns", "row_key", "fields")}
         schema = build_schema(rubric, reference=rec["oracle_answer"], output_format=rec["output_format"])
         assert schema.columns == tuple(rec["rubric"]["columns"])
-        assert schema.row_key == schema.columns[:1] and not schema.declared
+        assert not schema.declared
+        # no key declared: the first column when unique in the reference, else the shortest unique leading run
+        rows = [line.split("|") for line in rec["oracle_answer"].splitlines()[1 if "|".join(schema.columns) in
+                                                                            rec["oracle_answer"] else 0:]]
+        n = next(n for n in range(1, len(schema.columns) + 1) if len({tuple(r[:n]) for r in rows}) == len(rows))
+        assert schema.row_key == schema.columns[:n]
+        assert schema.key_from.startswith("first column" if n == 1 else f"the first {n} columns")
 
 
 def test_header_line_recognized_by_snake_case_without_output_format():
@@ -197,7 +203,8 @@ def test_unknown_domain_is_other_with_a_warning(tmp_path):
 
 def test_reference_with_repeated_keys_is_an_error(tmp_path):
     # The reference scorer: "Reference keys must be unique"; the scorer could not align such a task.
-    path = write_jsonl(tmp_path / "t.jsonl", [task("nvd_001", answer="cve_id|score\nCVE-1|1\n**CVE-1**|2")])
+    path = write_jsonl(tmp_path / "t.jsonl", [task("nvd_001", answer="cve_id|score\nCVE-1|1\n**CVE-1**|2",
+                                                         rubric={"columns": ["cve_id", "score"]})])
     with pytest.raises(SgrKitError, match=r"the reference repeats row key\(s\) CVE-1; reference keys must be unique"):
         load_tasks(path)
     report = validate(path)
@@ -307,3 +314,55 @@ def test_an_unknown_task_id_is_a_key_error_naming_the_closest_ids(tmp_path):
         tasks["x"]
     assert "nvd_01" not in tasks and tasks.get("nvd_01") is None and tasks.get(["unhashable"]) is None
     assert isinstance(UnknownIdError("x"), SgrKitError)
+
+
+# --- the public release's own format: rubric.normalization (../shared/fixtures/release-original)
+
+
+def _original(original_dir: Path, task_id: str) -> dict:
+    return json.loads((original_dir / f"{task_id}.json").read_text(encoding="utf-8"))
+
+
+def test_every_released_task_loads_and_validates_cleanly(original_dir, release_dir):
+    for folder in (original_dir, release_dir):
+        report = validate(folder)
+        assert report.ok, report.text()
+        assert not [f for f in report.findings if f.severity == "warning"], report.text()
+    tasks = load_tasks(original_dir)
+    assert tasks.pairs == (("comptox_012", "comptox_012-g"), ("waterquality_004", "waterquality_004-g"))
+    comptox, water = tasks["comptox_012"], tasks["waterquality_004"]
+    # README: one line, records joined by ',', fields by '|', a 4-column dedup_key; 2 records
+    assert comptox.schema.columns == tuple(_original(original_dir, "comptox_012")["rubric"]["normalization"]["schema"])
+    assert comptox.schema.record_separator == "," and comptox.gold_rows == 2
+    assert comptox.schema.row_key == ("generalPUCID", "familyPUCID", "typePUCID", "side")
+    assert (comptox.schema.columns_from, comptox.schema.key_from) == ("rubric.normalization.schema",
+                                                                      "normalization.dedup_key")
+    # README: one record per line, no header, no key declared: the first column (HUC) is unique; 3 records
+    assert water.schema.record_separator is None and water.gold_rows == 3
+    assert water.schema.row_key == ("HUC",) and water.schema.key_from == "first column, unique in the reference"
+
+
+def test_released_prose_is_kept_on_the_task_and_never_applied(original_dir):
+    tasks = load_tasks(original_dir)
+    record = _original(original_dir, "waterquality_004")
+    prose = tasks["waterquality_004"].prose
+    assert prose["inclusion_conditions"] == record["rubric"]["inclusion_conditions"]
+    assert prose["exclusion_conditions"] == record["rubric"]["exclusion_conditions"]
+    assert prose["header_row"] == "omit the header row; emit data rows only"
+    assert prose["sorting_or_selection"] == "upstream to downstream along the mainstem"
+    assert prose["column_notes"]["common_start_year"] == "emit the maximum of the six per-group start years"
+    assert prose["state_conditions"] == record["metadata"]["State-Gated Retrieval"]
+    assert set(tasks["comptox_012"].prose["sorting_or_selection"]) == {"primary", "secondary", "tertiary"}
+    # the variants' prose differs (even in capitalisation): not a pairing problem
+    assert tasks["comptox_012"].prose["column_notes"]["side"] != tasks["comptox_012-g"].prose["column_notes"]["side"]
+    assert tasks["comptox_012-g"].base_id == "comptox_012"
+
+
+def test_validate_verbose_shows_schema_sources_and_prose(original_dir):
+    text = validate(original_dir).text(verbose=True)
+    assert "    columns (6, from rubric.normalization.schema): generalPUCID | familyPUCID | typePUCID" in text
+    assert "    row key (from normalization.dedup_key): generalPUCID, familyPUCID, typePUCID, side" in text
+    assert "    records: records on one line, joined by ','; fields joined by '|'" in text
+    assert "      header_row: omit the header row; emit data rows only" in text
+    assert "        common_start_year: emit the maximum of the six per-group start years" in text
+    assert "tasks in detail:" not in validate(original_dir).text()

@@ -3,7 +3,9 @@
 Formats, detected from the path:
 
 - ``*.jsonl``: one object per line with ``system``, ``task_id``, ``answer`` and optionally
-  ``repeat`` (an integer >= 0 or a string of digits; default 0). ``answer`` is a string, or:
+  ``repeat`` (an integer >= 0 or a string of digits; default 0) and ``language`` (``en``, the
+  default, or ``zh``: the release translation the answer was given in, scored against the tasks
+  of that language). ``answer`` is a string, or:
 
   - ``null``: no answer, the task stays *missing* for that system (a note per file says how
     many answers were null and where the first is);
@@ -11,7 +13,8 @@ Formats, detected from the path:
     text exactly as written in the file (numbers keep their spelling, ``8.40`` stays ``8.40``),
     which the ``paper`` profile reads as a JSON table; a note per file says how many and where
     the first is. ``true`` and ``false`` are refused (file:line): they are no answer text;
-- ``*.csv``: a header naming the same columns (``repeat`` optional, an empty cell is 0); quoted
+- ``*.csv``: a header naming the same columns (``repeat`` and ``language`` optional, an empty cell is 0
+  and ``en``); quoted
   answers may span lines, and locations give the line where the record starts. An empty
   ``answer`` cell is an empty answer (scored ``empty``), not a missing one;
 - a folder: ``<system>/<task_id>.<md|txt|json>`` or ``<system>/<task_id>/<repeat>.<md|txt|json>``,
@@ -45,7 +48,7 @@ from typing import Any, Iterable, Iterator
 from ..errors import SgrKitError, closest, where
 from ..trajectories.read import is_trajectory_source, trajectory_answers
 from ..types import Answer
-from .release import Finding, as_source_list, json_error, jsonl_lines, read_text, valid_unicode
+from .release import LANGUAGES, Finding, as_source_list, json_error, jsonl_lines, read_text, valid_unicode
 
 __all__ = ["RunSet", "load_runs", "read_runs", "ANSWER_SUFFIXES"]
 
@@ -64,15 +67,40 @@ class RunSet(list):
         whose every answer was ``null``.
     nulls : tuple of (system, task_id, repeat, source)
         Entries given with a ``null`` answer (left out of the list: scored as missing).
+    null_languages : tuple of str
+        The language each of ``nulls`` names.
     notes : tuple of str
         What was done with answers that were not strings (one note per file and kind).
     """
 
-    def __init__(self, answers: Iterable[Answer] = (), *, systems=(), nulls=(), notes=()) -> None:
+    def __init__(self, answers: Iterable[Answer] = (), *, systems=(), nulls=(), notes=(), null_languages=None) -> None:
         super().__init__(answers)
         self.systems: tuple[str, ...] = tuple(systems)
-        self.nulls: tuple[tuple[str, str, int, str], ...] = tuple(nulls)
+        self.nulls: tuple[tuple[str, str, int, str], ...] = tuple(tuple(n[:4]) for n in nulls)
+        self.null_languages: tuple[str, ...] = (
+            tuple(null_languages) if null_languages is not None else tuple(n[4] if len(n) > 4 else "en" for n in nulls)
+        )
         self.notes: tuple[str, ...] = tuple(notes)
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The languages the answers (and null entries) name, English first."""
+        named = {a.language for a in self} | set(self.null_languages)
+        return tuple(lang for lang in LANGUAGES if lang in named)
+
+    def for_language(self, language: str) -> "RunSet":
+        """The answers (and null entries) of one language, with every system kept."""
+        nulls = [(n, lang) for n, lang in zip(self.nulls, self.null_languages) if lang == language]
+        return RunSet([a for a in self if a.language == language], systems=self.systems, notes=self.notes,
+                      nulls=[n for n, _ in nulls], null_languages=[lang for _, lang in nulls])  # fmt: skip
+
+
+def _language(value: Any, *, loc: str) -> str | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None  # the default language of the runs
+    if not isinstance(value, str) or value.strip().lower() not in LANGUAGES:
+        raise SgrKitError(f"{loc}: language should be one of {', '.join(LANGUAGES)}; found {value!r}")
+    return value.strip().lower()
 
 
 def _repeat(value: Any, *, loc: str) -> int:
@@ -121,7 +149,10 @@ def raw_member(line: str, key: str) -> str | None:
 class _Collector:
     """Gathers answers; raises at the first problem, or (``collect``) records every one as a finding."""
 
-    def __init__(self, tasks: Any, *, collect: bool = False) -> None:
+    def __init__(self, tasks: Any, *, collect: bool = False, language: str = "en") -> None:
+        if language not in LANGUAGES:
+            raise SgrKitError(f"language must be one of {', '.join(LANGUAGES)}; found {language!r}")
+        self.language = language
         self.known = None if tasks is None else {str(t) for t in tasks}
         self.answers: list[Answer] = []
         self.nulls: list[tuple[str, str, int, str]] = []
@@ -158,7 +189,8 @@ class _Collector:
             f"object or number (scored as its JSON text)"
         )
 
-    def add(self, system: Any, task_id: Any, repeat: int, text: str | None, loc: str) -> None:
+    def add(self, system: Any, task_id: Any, repeat: int, text: str | None, loc: str, language: str | None = None) -> None:
+        language = language or self.language
         system = str(system).strip() if isinstance(system, (str, int)) else ""
         if not system:
             raise SgrKitError(f"{loc}: system name is empty; every answer needs a system")
@@ -173,11 +205,11 @@ class _Collector:
                 raise SgrKitError(message)
             self.findings.append(Finding("error", task_id, "unknown_task", message))
             return
-        key = (system, task_id, repeat)
+        key = (system, task_id, repeat, language)
         if key in self.seen:
             message = (
-                f"{loc}: duplicate answer for system {system!r}, task {task_id}, repeat {repeat} "
-                f"(first at {self.seen[key]})"
+                f"{loc}: duplicate answer for system {system!r}, task {task_id}, repeat {repeat}"
+                f"{'' if language == 'en' else f', language {language}'} (first at {self.seen[key]})"
             )
             if self.findings is None:
                 raise SgrKitError(message)
@@ -186,7 +218,7 @@ class _Collector:
         self.seen[key] = loc
         self.systems.setdefault(system)
         if text is None:
-            self.nulls.append((system, task_id, repeat, loc))
+            self.nulls.append((system, task_id, repeat, loc, language))
             return
         if self.findings is not None and not text.strip():
             self.findings.append(Finding(
@@ -194,7 +226,8 @@ class _Collector:
                 f"{loc}: the answer of system {system!r} to task {task_id} (repeat {repeat}) is empty; "
                 f"it will be scored 'empty' (zero on every metric)",
             ))
-        self.answers.append(Answer(system=system, task_id=task_id, repeat=repeat, text=text, source=loc))
+        self.answers.append(Answer(system=system, task_id=task_id, repeat=repeat, text=text, source=loc,
+                                   language=language))
 
     def notes(self) -> list[str]:
         """One note per file for null answers and for answers that were not strings."""
@@ -241,7 +274,8 @@ def _jsonl(path: Path, out: _Collector) -> None:
             value = entry["answer"]
             raw = None if value is None or isinstance(value, str) else valid_unicode(raw_member(line, "answer"))[0]
             out.add(entry["system"], entry["task_id"], _repeat(entry.get("repeat"), loc=loc),
-                    out.text(value, raw=raw, path=path, loc=loc), loc)  # fmt: skip
+                    out.text(value, raw=raw, path=path, loc=loc), loc,
+                    _language(entry.get("language"), loc=loc))  # fmt: skip
 
 
 def _csv(path: Path, out: _Collector) -> None:
@@ -270,7 +304,7 @@ def _csv(path: Path, out: _Collector) -> None:
                             f"an empty answer is written as an empty quoted cell \"\""
                         )
                     out.add(row["system"], row["task_id"], _repeat(row.get("repeat"), loc=loc),
-                            row["answer"] or "", loc)  # fmt: skip
+                            row["answer"] or "", loc, _language(row.get("language"), loc=loc))  # fmt: skip
                 start = reader.line_num + 1
         except csv.Error as exc:
             raise SgrKitError(f"{where(path, start)}: not valid CSV ({exc})") from None
@@ -342,7 +376,7 @@ def _read(source: Any, out: _Collector) -> None:
             )
 
 
-def load_runs(source: Any, *, tasks: Any = None) -> RunSet:
+def load_runs(source: Any, *, tasks: Any = None, language: str = "en") -> RunSet:
     """Load answers from JSONL/CSV files or a ``<system>/<task_id>.<ext>`` folder.
 
     Parameters
@@ -351,6 +385,8 @@ def load_runs(source: Any, *, tasks: Any = None) -> RunSet:
         Several sources merge; a ``(system, task_id, repeat)`` given twice is an error.
     tasks : TaskSet, mapping or iterable of task ids, optional
         When given, every task id must be among them.
+    language : {"en", "zh"}, default "en"
+        The language of answers that do not name one.
 
     Returns
     -------
@@ -377,12 +413,12 @@ def load_runs(source: Any, *, tasks: Any = None) -> RunSet:
     >>> runs.notes[0].endswith("1 answer is null (first at " + str(path) + ":2); scored as missing")
     True
     """
-    out = _Collector(tasks)
+    out = _Collector(tasks, language=language)
     _read(source, out)
     return RunSet(out.answers, systems=out.systems, nulls=out.nulls, notes=out.notes())
 
 
-def read_runs(source: Any, *, tasks: Any = None) -> tuple[RunSet, list[Finding]]:
+def read_runs(source: Any, *, tasks: Any = None, language: str = "en") -> tuple[RunSet, list[Finding]]:
     """Read answers like :func:`load_runs`, but report every problem instead of stopping at the first.
 
     Parameters
@@ -409,7 +445,7 @@ def read_runs(source: Any, *, tasks: Any = None) -> tuple[RunSet, list[Finding]]
     >>> [(f.severity, f.kind) for f in findings]
     [('error', 'unknown_task'), ('error', 'unknown_task')]
     """
-    out = _Collector(tasks, collect=True)
+    out = _Collector(tasks, collect=True, language=language)
     _read(source, out)
     notes = out.notes()
     findings = list(out.findings or []) + [Finding("info", "", "answer_type", n) for n in notes]

@@ -1,33 +1,11 @@
 """Build :class:`~sgr_kit.types.Task` objects from release records; :func:`load_tasks`.
 
 Schema
-    From the rubric's ``columns``, ``row_key`` and ``fields`` when present (checked: the row key
-    and the fields must name columns, types must be in :data:`~sgr_kit.types.FIELD_TYPES`, units
-    ``{offset, scale_num, scale_den}`` become exact fractions). Without ``columns`` they are
-    inferred, in this order:
-
-    1. the reference's first record, when it is a header: every cell is a distinct name (a
-       letter or ``_`` first, then letters, digits, spaces or ``_ - . ( ) / % #``) and either
-       every cell occurs as a word in ``output_format`` or every cell is lower snake_case with
-       an underscore (``county_name``);
-    2. ``output_format``: a code span with pipes (`` `County Name|Population` ``), else the first
-       ``a|b|c`` run of names (names without spaces, trailing punctuation dropped), else a
-       ``columns: a, b, c`` list up to the end of the sentence;
-    3. the reference's first record again, whatever its cells look like (distinct and non-empty
-       once cleaned), when the release's ``oracle_output_cardinality`` is exactly one less than
-       the reference's number of records: the release says how many data rows there are, so the
-       one extra line is the header.
-
-    Inferred columns whose count matches no reference row are an error. The row key defaults to
-    the first column. Whenever ``oracle_output_cardinality`` is given and differs from the
-    reference's parsed rows, a warning says so (whichever way the header was decided).
-
-Record separator
-    The rubric's ``record_separator`` (``,`` or ``;``) when declared. Otherwise, when the
-    reference is a single line containing ``|`` that splits on ``,`` (tried first) or ``;`` into
-    at least two non-empty pieces, each with the same number of ``|``-separated cells (the schema's
-    width when the rubric declares columns), that character is the separator
-    (``Adams|12,Brown|7``). The ``output_format`` text is not needed for this.
+    Read from the rubric by :mod:`sgr_kit.prepare.rubric` (:func:`build_schema`): the later
+    format's ``columns``/``row_key``/``fields``, the public release's ``normalization``
+    (``schema``, ``dedup_key``, separators), or inferred from the reference and ``output_format``.
+    The rubric's prose (conditions, notes, the metadata's state conditions) is kept on the task as
+    ``Task.prose`` (:func:`task_prose`), never read as a rule.
 
 Reference
     ``gold_rows`` counts the rows of the reference parsed with the ``strict`` profile (the
@@ -47,9 +25,7 @@ Variant, base and taxonomy
 from __future__ import annotations
 
 import dataclasses
-import re
 import warnings
-from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, Iterator, Mapping
 
@@ -57,267 +33,31 @@ import pandas as pd
 
 from ..errors import SgrKitError, UnknownIdError, closest
 from ..load.release import Finding, Record, as_source_list, read_sources
-from ..parse import parse_answer
-from ..parse.cells import RECORD_SEPARATORS, clean_cell
 from ..taxonomy import OTHER, cardinality_bin, classify_domain
 from ..trajectories.hosts import url_list
-from ..schema import FIELD_TYPES
-from ..types import FieldRule, ParsedTable, Schema, Task
+from ..types import ParsedTable, Task
 from .pairing import PairingDecision, assign_bases, canonical_reference, variant_of
+from .rubric import (  # re-exported: the schema of a task is built there
+    build_schema,
+    dedup_names,
+    field_rule,
+    infer_separator,
+    name_key,
+    plain_records,
+    read_reference,
+    template_cells,
+)
 
-__all__ = ["TaskSet", "build_schema", "build_task", "collect", "field_rule", "infer_separator", "load_tasks"]
+__all__ = [
+    "TaskSet", "build_schema", "build_task", "collect", "dedup_names", "field_rule", "infer_separator", "load_tasks",
+    "name_key", "read_reference", "task_prose", "template_cells",
+]
 
-_NAME = re.compile(r"[^\W\d][\w .()/%#-]{0,79}")
-_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
-_TOKEN = r"[^\W\d][\w.()/%#-]*"
-_PIPE_RUN = re.compile(rf"{_TOKEN}(?:[ \t]*\|[ \t]*{_TOKEN})+")
-_CODE_SPAN = re.compile(r"`([^`\n]*\|[^`\n]*)`")
-_COLUMN_LIST = re.compile(r"\bcolumns?\b[^:\n.]{0,40}:\s*([^\n]+?)(?:\.(?:\s|$)|\n|$)", re.IGNORECASE)
-_UNIT_KEYS = ("offset", "scale_num", "scale_den")
 _FRAME_COLUMNS = [
     "task_id", "base_id", "variant", "domain", "ecosystem", "family", "gold_rows", "bin",
     "columns", "row_key", "synthetic", "source",
 ]
 _SHOWN_ERRORS = 10
-
-
-def _pipe_cells(line: str) -> list[str]:
-    body = line.strip()
-    body = body[1:] if body.startswith("|") else body
-    body = body[:-1] if body.endswith("|") else body
-    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", body)]
-
-
-def _records_of(reference: str, separator: str | None) -> list[str]:
-    text = "\n".join(reference.split(separator)) if separator else reference
-    return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("```")]
-
-
-def infer_separator(reference: str, *, width: int | None = None) -> str | None:
-    """The record separator of a one-line reference, or None.
-
-    Examples
-    --------
-    >>> infer_separator("Adams|12,Brown|7")
-    ','
-    >>> infer_separator("Adams|12;Brown|7", width=2), infer_separator("Smith, John|12")
-    (';', None)
-    """
-    lines = _records_of(reference, None)
-    if len(lines) != 1 or "|" not in lines[0]:
-        return None
-    for sep in RECORD_SEPARATORS:
-        pieces = [p.strip() for p in lines[0].split(sep)]
-        if len(pieces) < 2 or not all(pieces):
-            continue
-        widths = {len(_pipe_cells(p)) for p in pieces}
-        if len(widths) == 1 and min(widths) >= 2 and (width is None or widths == {width}):
-            return sep
-    return None
-
-
-def _in_text(name: str, text: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
-
-
-def _is_header(cells: list[str], output_format: str) -> bool:
-    if not cells or not all(_NAME.fullmatch(c) for c in cells):
-        return False
-    if len({c.casefold() for c in cells}) != len(cells):
-        return False
-    return all(_in_text(c, output_format) for c in cells) or all(_SNAKE.fullmatch(c) for c in cells)
-
-
-def _columns_from_format(output_format: str) -> tuple[list[str], str] | None:
-    for match in _CODE_SPAN.finditer(output_format):
-        cells = _pipe_cells(match.group(1))
-        if len(cells) >= 2 and all(_NAME.fullmatch(c) for c in cells):
-            return cells, "a code span in output_format"
-    match = _PIPE_RUN.search(output_format)
-    if match:
-        cells = [c.strip().rstrip(".,;:") for c in match.group(0).split("|")]
-        if all(_NAME.fullmatch(c) for c in cells):
-            return cells, "the a|b|c sequence in output_format"
-    match = _COLUMN_LIST.search(output_format)
-    if match:
-        cells = [c.strip().strip("`'\"*") for c in re.split(r",|;|\band\b", match.group(1))]
-        cells = [c for c in cells if c]
-        if cells and all(_NAME.fullmatch(c) for c in cells):
-            return cells, "the 'columns:' list in output_format"
-    return None
-
-
-def _fraction(value: Any, *, where_: str) -> Fraction:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise SgrKitError(f"{where_}: expected a number; found {value!r}")
-    try:
-        return Fraction(str(value).strip())
-    except (ValueError, ZeroDivisionError):
-        raise SgrKitError(f"{where_}: expected a number; found {value!r}") from None
-
-
-def field_rule(spec: Any, *, loc: str) -> FieldRule:
-    """Read one rubric ``fields`` entry (type, aliases, uppercase, units) into a :class:`FieldRule`.
-
-    The one place where the release's unit declarations ``{offset, scale_num, scale_den}``
-    are read; they become exact fractions. ``loc`` names the task and field in errors.
-
-    Examples
-    --------
-    >>> rule = field_rule({"type": "decimal", "units": {"mg/L": {}, "g/L": {"scale_num": 1000}}}, loc="t")
-    >>> rule.type, rule.units["g/L"]
-    ('decimal', (Fraction(0, 1), Fraction(1000, 1), Fraction(1, 1)))
-    """
-    if not isinstance(spec, Mapping):
-        raise SgrKitError(f"{loc}: expected an object (type, aliases, uppercase, units); found {spec!r}")
-    ftype = spec.get("type", "string")
-    if ftype not in FIELD_TYPES:
-        raise SgrKitError(f"{loc}: type should be one of {', '.join(FIELD_TYPES)}; found {ftype!r}")
-    aliases = spec.get("aliases", {})
-    if not isinstance(aliases, Mapping) or not all(isinstance(v, str) for v in aliases.values()):
-        raise SgrKitError(f"{loc}: aliases should map strings to strings; found {aliases!r}")
-    uppercase = spec.get("uppercase", False)
-    if not isinstance(uppercase, bool):
-        raise SgrKitError(f"{loc}: uppercase should be true or false; found {uppercase!r}")
-    units_spec = spec.get("units", {})
-    if not isinstance(units_spec, Mapping):
-        raise SgrKitError(f"{loc}: units should map unit spellings to {{offset, scale_num, scale_den}}")
-    units = {}
-    for unit, conv in units_spec.items():
-        conv = {} if conv is None else conv
-        if not isinstance(conv, Mapping) or set(conv) - set(_UNIT_KEYS):
-            raise SgrKitError(
-                f"{loc}: unit {unit!r} should be an object with keys among {', '.join(_UNIT_KEYS)}; found {conv!r}"
-            )
-        offset, num, den = (
-            _fraction(conv.get(k, d), where_=f"{loc}: unit {unit!r} {k}") for k, d in zip(_UNIT_KEYS, (0, 1, 1))
-        )
-        if num == 0 or den == 0:
-            raise SgrKitError(f"{loc}: unit {unit!r}: scale_num and scale_den must not be 0")
-        units[str(unit)] = (offset, num, den)
-    return FieldRule(
-        type=ftype,
-        aliases=MappingProxyType({str(k): v for k, v in aliases.items()}),
-        uppercase=uppercase,
-        units=MappingProxyType(units),
-    )
-
-
-def _name_list(value: Any, *, loc: str, what: str) -> list[str]:
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) and v.strip() for v in value):
-        raise SgrKitError(f"{loc}: rubric '{what}' should be a non-empty list of column names; found {value!r}")
-    names = [v.strip() for v in value]
-    if len(set(names)) != len(names):
-        raise SgrKitError(f"{loc}: rubric '{what}' repeats a name: {', '.join(names)}")
-    return names
-
-
-def _named_cells(cells: list[str]) -> list[str] | None:
-    """Header cells as column names when they can be: cleaned, non-empty and distinct."""
-    names = [clean_cell(c) for c in cells]
-    if len(names) < 1 or not all(names) or len({n.casefold() for n in names}) != len(names):
-        return None
-    return names
-
-
-def build_schema(
-    rubric: Mapping[str, Any],
-    *,
-    reference: str,
-    output_format: str = "",
-    loc: str = "",
-    cardinality: int | None = None,
-) -> Schema:
-    """The schema of one task (see the module docstring for the inference rules).
-
-    Parameters
-    ----------
-    rubric : mapping
-        The decoded rubric (may lack ``columns``, ``row_key`` and ``fields``).
-    reference : str
-        The reference answer text.
-    output_format : str
-        The task's output-format text.
-    loc : str
-        Location prefix for error messages (``file:line: task <id>``).
-    cardinality : int, optional
-        The release's ``oracle_output_cardinality`` (data rows of the reference), used to
-        recognize a header line.
-
-    Returns
-    -------
-    Schema
-
-    Examples
-    --------
-    >>> s = build_schema({}, reference="county|population\\nAdams|12", output_format="Give county|population.")
-    >>> s.columns, s.row_key, s.declared
-    (('county', 'population'), ('county',), False)
-    >>> build_schema({}, reference="Adams|12,Brown|7", output_format="Give name|n records").record_separator
-    ','
-    >>> build_schema({}, reference="County Name|Pop. 2020\\nAdams|12", cardinality=1).columns
-    ('County Name', 'Pop. 2020')
-    """
-    separator = rubric.get("record_separator")
-    if separator in ("\n", ""):
-        separator = None
-    if separator is not None and separator not in RECORD_SEPARATORS:
-        raise SgrKitError(f"{loc}: rubric 'record_separator' should be ',' or ';'; found {separator!r}")
-    declared = "columns" in rubric
-    if declared:
-        columns = _name_list(rubric["columns"], loc=loc, what="columns")
-        if separator is None:
-            separator = infer_separator(reference, width=len(columns))
-    else:
-        if separator is None:
-            separator = infer_separator(reference)
-        records = _records_of(reference, separator)
-        first = _pipe_cells(records[0]) if records and "|" in records[0] else []
-        stated = _named_cells(first) if cardinality is not None and len(records) == cardinality + 1 else None
-        if _is_header(first, output_format):
-            columns = first
-        elif (found := _columns_from_format(output_format)) is None and stated is not None:
-            columns = stated
-        else:
-            if found is None:
-                shown = records[0][:80] if records else "(empty)"
-                stated_note = (
-                    f", oracle_output_cardinality ({cardinality}) is not one less than its {len(records)} lines"
-                    if cardinality is not None else ", the release gives no oracle_output_cardinality"
-                )
-                raise SgrKitError(
-                    f"{loc}: cannot tell the columns: the rubric has no 'columns', the reference's first line "
-                    f"{shown!r} is not a header{stated_note}, and output_format has no a|b|c sequence or "
-                    f"'columns: a, b' list"
-                )
-            columns, how = found
-            widths = {len(_pipe_cells(r)) for r in records if "|" in r}
-            if widths and len(columns) not in widths:
-                raise SgrKitError(
-                    f"{loc}: {len(columns)} columns inferred from {how} ({', '.join(columns)}), but the "
-                    f"reference's rows have {', '.join(map(str, sorted(widths)))} cells; declare rubric 'columns'"
-                )
-    row_key = _name_list(rubric["row_key"], loc=loc, what="row_key") if "row_key" in rubric else columns[:1]
-    unknown = [c for c in row_key if c not in columns]
-    if unknown:
-        raise SgrKitError(f"{loc}: row_key names {', '.join(unknown)}, not among the columns {', '.join(columns)}")
-    fields_spec = rubric.get("fields", {})
-    if not isinstance(fields_spec, Mapping):
-        raise SgrKitError(f"{loc}: rubric 'fields' should map column names to rules; found {fields_spec!r}")
-    fields = {}
-    for column, spec in fields_spec.items():
-        if column not in columns:
-            raise SgrKitError(f"{loc}: fields name column {column!r}, not among the columns {', '.join(columns)}")
-        fields[column] = field_rule(spec, loc=f"{loc}: field {column!r}")
-    return Schema(
-        columns=tuple(columns),
-        row_key=tuple(row_key),
-        fields=MappingProxyType(fields),
-        record_separator=separator,
-        declared=declared,
-    )
 
 
 def _cardinality(value: Any) -> int | None:
@@ -348,7 +88,7 @@ def build_task(
     try:
         schema = build_schema(data["rubric"], reference=reference, output_format=data.get("output_format", ""),
                               loc=loc, cardinality=stated)  # fmt: skip
-        parsed = parse_answer(reference, schema, profile="strict")
+        parsed = read_reference(reference, schema)
     except SgrKitError as exc:
         return None, None, [Finding("error", tid, "schema", str(exc))]
     if parsed.status == "parse_failure":
@@ -367,6 +107,15 @@ def build_task(
             message = f"{loc}: the reference answer is empty ({parsed.reason})"
             findings.append(Finding("warning", tid, "cardinality", message))
         findings += [Finding("warning", tid, "schema", f"{loc}: reference {issue}") for issue in parsed.issues]
+        plain = schema.record_separator and plain_records(reference, schema.record_separator)
+        if plain and plain != gold_rows:
+            findings.append(Finding(
+                "warning", tid, "separator",
+                f"{loc}: a plain split on the record separator {schema.record_separator!r} gives {plain} records, "
+                f"but {gold_rows} records of {len(schema.columns)} fields are read by the schema's width (cells hold "
+                f"the separator; oracle_output_cardinality: {stated if stated is not None else 'not given'}); the "
+                f"paper profile reads by width, the strict profile splits plainly as the benchmark's scorer does",
+            ))
         if stated is not None and stated != gold_rows:
             header = (
                 f" (its first line {'|'.join(parsed.header)!r} was read as the header)"
@@ -400,8 +149,63 @@ def build_task(
         source=record.source,
         start_url=str(data.get("start_url") or ""),
         all_involved_urls=url_list(data.get("all_involved_urls")),
+        prose=MappingProxyType(task_prose(data["rubric"], data["metadata"], schema.columns)),
+        language=record.language,
     )
+    if schema.key_from.startswith("the first"):
+        findings.append(Finding(
+            "info", tid, "schema",
+            f"{loc}: no row key declared and the first column repeats in the reference; rows are keyed by "
+            f"{schema.key_from} ({', '.join(schema.row_key)})",
+        ))
     return task, parsed, findings
+
+
+#: Rubric keys kept as prose on the task (never read as rules).
+PROSE_KEYS = (
+    "inclusion_conditions", "exclusion_conditions", "header_row", "selection_rule", "sorting_or_selection",
+    "stop_condition",
+)
+#: Rubric and normalization keys that are machine-readable (everything else there is prose).
+_RULE_KEYS = frozenset({
+    "columns", "row_key", "fields", "record_separator", "field_separator", "normalization", "schema", "dedup_key",
+})
+
+
+def task_prose(rubric: Mapping[str, Any], metadata: Mapping[str, Any], columns: tuple[str, ...]) -> dict[str, Any]:
+    """The task's rules written as prose, to be shown and read, never applied.
+
+    Rubric keys of :data:`PROSE_KEYS` (top level or in ``normalization``), per-column notes
+    (``normalization`` keys naming a column, spelled with ``_`` or spaces) as ``column_notes``,
+    other prose keys as they are, and the metadata's ``State-Gated Retrieval`` as
+    ``state_conditions``.
+
+    Examples
+    --------
+    >>> p = task_prose({"inclusion_conditions": ["x"], "normalization": {"schema": ["accepted name"],
+    ...                 "accepted_name": "as listed", "header_row": "omit"}}, {}, ("accepted name",))
+    >>> p["inclusion_conditions"], p["header_row"], p["column_notes"]
+    (['x'], 'omit', {'accepted name': 'as listed'})
+    """
+    norm = rubric.get("normalization") if isinstance(rubric.get("normalization"), Mapping) else {}
+    by_key = {name_key(c): c for c in columns}
+    out: dict[str, Any] = {}
+    notes: dict[str, Any] = {}
+    for source in (rubric, norm):
+        for key, value in source.items():
+            if key in _RULE_KEYS or value in (None, "", [], {}):
+                continue
+            column = by_key.get(name_key(str(key)))
+            if column is not None:
+                notes[column] = value
+            elif key in PROSE_KEYS or isinstance(value, (str, list, Mapping)):
+                out.setdefault(str(key), value)
+    if notes:
+        out["column_notes"] = notes
+    state = metadata.get("State-Gated Retrieval")
+    if state:
+        out["state_conditions"] = state
+    return out
 
 
 class TaskSet(Mapping[str, Task]):
@@ -499,10 +303,11 @@ class TaskSet(Mapping[str, Task]):
 
 
 def collect(
-    sources: list[Any], *, pairing: Any = None, strict_pairing: bool = False, allow_invalid: bool = False
+    sources: list[Any], *, pairing: Any = None, strict_pairing: bool = False, allow_invalid: bool = False,
+    language: str = "en",
 ) -> tuple[TaskSet, list[Finding]]:
     """Read, build and pair every task, collecting every finding instead of stopping at the first."""
-    records, findings = read_sources(sources)
+    records, findings = read_sources(sources, language=language)
     built: dict[str, Task] = {}
     canon: dict[str, tuple] = {}
     for record in records:
@@ -546,7 +351,8 @@ def collect(
 
 
 def load_tasks(
-    source: Any, *more_sources: Any, pairing: Any = None, strict_pairing: bool = False, allow_invalid: bool = False
+    source: Any, *more_sources: Any, pairing: Any = None, strict_pairing: bool = False, allow_invalid: bool = False,
+    language: str = "en",
 ) -> TaskSet:
     """Load SGR-Bench tasks from release files, folders, parquet files or a Hugging Face dataset.
 
@@ -564,6 +370,9 @@ def load_tasks(
         have two goal variants.
     allow_invalid : bool, default False
         Keep tasks whose reference does not parse (with a warning) instead of raising.
+    language : {"en", "zh"}, default "en"
+        The translation to read where a source holds both ``data_en/`` and ``data_zh/`` (files
+        below ``data_zh/`` are Chinese whatever this says); every task carries its ``language``.
 
     Returns
     -------
@@ -597,7 +406,7 @@ def load_tasks(
     """
     taskset, findings = collect(
         as_source_list(source, *more_sources), pairing=pairing, strict_pairing=strict_pairing,
-        allow_invalid=allow_invalid,
+        allow_invalid=allow_invalid, language=language,
     )
     errors = [f.message for f in findings if f.severity == "error"]
     if errors:
