@@ -54,8 +54,15 @@ class Schema:
     record_separator : str or None
         ``","`` or ``";"`` when the task asks for records on one line.
     declared : bool
-        True when ``columns`` came from the rubric, False when inferred from the
-        reference's header line or the ``output_format`` text.
+        True when ``columns`` came from the rubric (``columns`` or ``normalization.schema``),
+        False when inferred from the reference's header line or the ``output_format`` text.
+    columns_from, key_from : str
+        Where the columns and the row key came from (e.g. ``"normalization.schema"``,
+        ``"normalization.dedup_key"``, ``"first column, unique in the reference"``); shown by
+        ``sgr-kit validate --verbose``.
+    header_names : tuple of str
+        The reference's own header line when its spelling differs from ``columns``
+        (``arXiv ID`` for the column ``arxiv_id``): a line of these names is a header too.
     """
 
     columns: tuple[str, ...]
@@ -63,6 +70,9 @@ class Schema:
     fields: Mapping[str, FieldRule] = field(default_factory=lambda: _EMPTY)
     record_separator: str | None = None
     declared: bool = True
+    columns_from: str = "columns"
+    key_from: str = "row_key"
+    header_names: tuple[str, ...] = ()
 
     def rule(self, column: str) -> FieldRule:
         """The rule of ``column`` (a plain string rule when none is declared)."""
@@ -102,6 +112,13 @@ class Task:
         As in the release (decoded when they were JSON strings).
     source : str
         Where the task was read from (``file:line`` or a file path).
+    prose : mapping of str to object
+        The task's rules written as prose, kept to be read, never applied: the rubric's
+        ``inclusion_conditions``, ``exclusion_conditions``, ``header_row``, ``selection_rule``,
+        ``sorting_or_selection``, ``stop_condition``, per-column notes (``column_notes``, a
+        mapping column -> text) and the metadata's ``State-Gated Retrieval`` conditions.
+    language : str
+        ``"en"`` or ``"zh"``: which translation of the release the task was read from.
     """
 
     task_id: str
@@ -119,6 +136,8 @@ class Task:
     metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     rubric: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     source: str = ""
+    prose: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    language: str = "en"
 
     @property
     def synthetic(self) -> bool:

@@ -72,7 +72,13 @@ def test_schema_inferred_from_header_line_and_output_format_matches_the_rubric(r
         rubric = {k: v for k, v in rec["rubric"].items() if k not in ("columns", "row_key", "fields")}
         schema = build_schema(rubric, reference=rec["oracle_answer"], output_format=rec["output_format"])
         assert schema.columns == tuple(rec["rubric"]["columns"])
-        assert schema.row_key == schema.columns[:1] and not schema.declared
+        assert not schema.declared
+        # no key declared: the first column when unique in the reference, else the shortest unique leading run
+        rows = [line.split("|") for line in rec["oracle_answer"].splitlines()[1 if "|".join(schema.columns) in
+                                                                            rec["oracle_answer"] else 0:]]
+        n = next(n for n in range(1, len(schema.columns) + 1) if len({tuple(r[:n]) for r in rows}) == len(rows))
+        assert schema.row_key == schema.columns[:n]
+        assert schema.key_from.startswith("first column" if n == 1 else f"the first {n} columns")
 
 
 def test_header_line_recognized_by_snake_case_without_output_format():
@@ -197,7 +203,8 @@ def test_unknown_domain_is_other_with_a_warning(tmp_path):
 
 def test_reference_with_repeated_keys_is_an_error(tmp_path):
     # The reference scorer: "Reference keys must be unique"; the scorer could not align such a task.
-    path = write_jsonl(tmp_path / "t.jsonl", [task("nvd_001", answer="cve_id|score\nCVE-1|1\n**CVE-1**|2")])
+    path = write_jsonl(tmp_path / "t.jsonl", [task("nvd_001", answer="cve_id|score\nCVE-1|1\n**CVE-1**|2",
+                                                         rubric={"columns": ["cve_id", "score"]})])
     with pytest.raises(SgrKitError, match=r"the reference repeats row key\(s\) CVE-1; reference keys must be unique"):
         load_tasks(path)
     report = validate(path)

@@ -39,6 +39,7 @@ from ..errors import SgrKitError, where
 
 __all__ = [
     "DATASET_ID",
+    "LANGUAGES",
     "REQUIRED_KEYS",
     "TASK_FIELDS",
     "Finding",
@@ -49,6 +50,7 @@ __all__ = [
     "read_sources",
     "read_text",
     "jsonl_lines",
+    "language_of",
     "json_error",
     "valid_unicode",
 ]
@@ -110,12 +112,16 @@ class Record:
         The file, or for per-task JSON files their folder (used to summarize copies).
     origin : int
         Index of the source argument the record came from.
+    language : str
+        ``"zh"`` for a record read below a ``data_zh`` folder, ``"en"`` below ``data_en``,
+        else the language asked for (default ``"en"``).
     """
 
     data: Mapping[str, Any]
     source: str
     group: str
     origin: int
+    language: str = "en"
 
 
 def as_source_list(source: Any, *more: Any) -> list[Any]:
@@ -338,7 +344,25 @@ def _items_parquet(path: Path) -> tuple[list[_Item], list[Finding]]:
 _READERS = {".jsonl": _items_jsonl, ".json": _items_json, ".parquet": _items_parquet}
 
 
-def _read_file(path: Path, origin: int, *, in_folder: bool) -> tuple[list[Record], list[Finding]]:
+#: The release's two languages: ``data_en/`` and ``data_zh/`` (same ids, translated prose).
+LANGUAGES = ("en", "zh")
+
+
+def language_of(path: Path, default: str = "en") -> str:
+    """``"zh"`` below a ``data_zh`` folder, ``"en"`` below ``data_en``, else ``default``.
+
+    Examples
+    --------
+    >>> language_of(Path("SGR-BENCH/data_zh/goal/nvd_001-g.json")), language_of(Path("tasks.jsonl"))
+    ('zh', 'en')
+    """
+    for part in reversed(path.parts):
+        if part.lower() in ("data_en", "data_zh"):
+            return part.lower()[-2:]
+    return default
+
+
+def _read_file(path: Path, origin: int, *, in_folder: bool, language: str = "en") -> tuple[list[Record], list[Finding]]:
     items, findings = _READERS[path.suffix.lower()](path)
     if in_folder and not any(isinstance(d, Mapping) and not _TASKISH.isdisjoint(d) for d, *_ in items):
         # answer runs, a pairing file or a dataset card's JSON lying beside the tasks
@@ -346,21 +370,27 @@ def _read_file(path: Path, origin: int, *, in_folder: bool) -> tuple[list[Record
     records = []
     for data, loc, group, stem in items:
         try:
-            records.append(Record(_normalize(data, loc=loc, stem=stem), loc, group, origin))
+            records.append(Record(_normalize(data, loc=loc, stem=stem), loc, group, origin, language_of(path, language)))
         except SgrKitError as exc:
             findings.append(Finding("error", "", "read", str(exc)))
     return records, findings
 
 
-def _walk(root: Path) -> tuple[list[Path], list[Finding]]:
+def _walk(root: Path, language: str = "en") -> tuple[list[Path], list[Finding]]:
     files, notes = [], []
+    if language == "zh" and (root / "data_zh").is_dir():  # the Chinese tasks only: the rest is English
+        root = root / "data_zh"
+        notes.append(Finding("info", "", "read", f"{root}: the Chinese tasks (--language zh) are read"))
+    elif language == "zh" and language_of(root, "") != "zh":
+        raise SgrKitError(f"task source {root}: --language zh asks for the Chinese tasks, but there is no data_zh folder")
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__")))
         if "data_en" in dirnames and "data_zh" in dirnames:
             dirnames.remove("data_zh")
             notes.append(Finding(
                 "info", "", "read",
-                f"{Path(dirpath) / 'data_zh'}: skipped; the English tasks in data_en are read instead",
+                f"{Path(dirpath) / 'data_zh'}: skipped; the English tasks in data_en are read instead "
+                f"(--language zh reads the Chinese ones)",
             ))
         for name in sorted(filenames):
             if not name.startswith(".") and Path(name).suffix.lower() in _READERS:
@@ -368,7 +398,7 @@ def _walk(root: Path) -> tuple[list[Path], list[Finding]]:
     return files, notes
 
 
-def _download(repo_id: str) -> Path:
+def _download(repo_id: str, language: str = "en") -> Path:
     offline = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in _TRUE
     how = (
         f"download the dataset's files (https://huggingface.co/datasets/{repo_id}) and pass the folder, "
@@ -386,7 +416,8 @@ def _download(repo_id: str) -> Path:
             repo_type="dataset",
             etag_timeout=10,
             local_files_only=offline,
-            allow_patterns=["*.jsonl"],  # constraint/goal(.jsonl|_hf.jsonl); per-task files repeat them
+            # constraint/goal(.jsonl|_hf.jsonl) hold the English tasks; the Chinese ones are data_zh's per-task files
+            allow_patterns=["*.jsonl"] if language == "en" else ["data_zh/*", "data_zh/**/*.json"],
         )
     except Exception as exc:  # the Hub client raises many network and HTTP error types
         why = "offline mode (HF_HUB_OFFLINE) and the dataset is not in the local cache" if offline else (
@@ -396,12 +427,12 @@ def _download(repo_id: str) -> Path:
     return Path(folder)
 
 
-def _read_one(source: Any, origin: int) -> tuple[list[Record], list[Finding]]:
+def _read_one(source: Any, origin: int, language: str = "en") -> tuple[list[Record], list[Finding]]:
     path = Path(source)
     findings: list[Finding] = []
     if not path.exists():
         if looks_like_dataset_id(str(source)):
-            path = _download(str(source))
+            path = _download(str(source), language)
             findings.append(Finding("info", "", "read", f"Hugging Face dataset {source} read from {path}"))
         else:
             raise SgrKitError(
@@ -411,16 +442,16 @@ def _read_one(source: Any, origin: int) -> tuple[list[Record], list[Finding]]:
     if path.is_file():
         if path.suffix.lower() not in _READERS:
             raise SgrKitError(f"task source {path}: expected a .jsonl, .json or .parquet file; found '{path.suffix}'")
-        records, more = _read_file(path, origin, in_folder=False)
+        records, more = _read_file(path, origin, in_folder=False, language=language)
         return records, findings + more
-    files, notes = _walk(path)
+    files, notes = _walk(path, language)
     findings += notes
     if not files:
         raise SgrKitError(f"task source {path}: no .jsonl, .json or .parquet file in this folder")
     records: list[Record] = []
     for file in files:
         try:
-            got, more = _read_file(file, origin, in_folder=True)
+            got, more = _read_file(file, origin, in_folder=True, language=language)
         except SgrKitError as exc:
             findings.append(Finding("error", "", "read", str(exc)))
             continue
@@ -433,13 +464,17 @@ def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     return all(a.get(k) == b.get(k) for k in TASK_FIELDS)
 
 
-def read_sources(sources: list[Any]) -> tuple[list[Record], list[Finding]]:
+def read_sources(sources: list[Any], *, language: str = "en") -> tuple[list[Record], list[Finding]]:
     """Read every source and merge them into one record per task id.
 
     Parameters
     ----------
     sources : list
         Paths or dataset ids (see the module docstring).
+    language : {"en", "zh"}, default "en"
+        Which translation to read where a folder (or the Hub dataset) holds both ``data_en`` and
+        ``data_zh``; a file below ``data_zh`` is Chinese whatever this says. Records of two
+        languages in one set are an error (their ids are the same).
 
     Returns
     -------
@@ -450,16 +485,28 @@ def read_sources(sources: list[Any]) -> tuple[list[Record], list[Finding]]:
     """
     if not sources:
         raise SgrKitError("no task source given; expected a release file, a folder or a dataset id")
+    if language not in LANGUAGES:
+        raise SgrKitError(f"language must be one of {', '.join(LANGUAGES)}; found {language!r}")
     all_records: list[Record] = []
     findings: list[Finding] = []
     for origin, source in enumerate(sources):
         try:
-            got, more = _read_one(source, origin)
+            got, more = _read_one(source, origin, language)
         except SgrKitError as exc:
             findings.append(Finding("error", "", "read", str(exc)))
             continue
         all_records += got
         findings += more
+    languages = sorted({rec.language for rec in all_records})
+    if len(languages) > 1:
+        first = {lang: next(r.source for r in all_records if r.language == lang) for lang in languages}
+        findings.append(Finding(
+            "error", "", "read",
+            f"tasks in {' and '.join(languages)} were given together ({', '.join(first.values())}): the two "
+            f"languages share task ids; load each language on its own (--language en|zh) and score runs "
+            f"against the language they name",
+        ))
+        all_records = [r for r in all_records if r.language == languages[0]]
     kept: dict[str, Record] = {}
     copies: dict[tuple[str, str, str], list[str]] = {}
     for rec in all_records:

@@ -461,6 +461,8 @@ def parse_paper(text: str, schema: Schema) -> ParsedTable:
     names: dict[str, int] = {}
     for j, column in enumerate(schema.columns):
         names.setdefault(normalize_name(column), j)
+    for j, column in enumerate(schema.header_names):  # the task's own spelling of its header
+        names.setdefault(normalize_name(column), j)
     lines = text.splitlines()
     issues: list[str] = []
     blocks: list[Block] = []

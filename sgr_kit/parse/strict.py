@@ -14,7 +14,9 @@ order (see the reference scorer's rules):
    prose); else the line is prose, ignored and recorded;
 4. a row of Markdown alignment rules (``---``, ``:--:``) is skipped;
 5. a row equal to the column names (cleaned, case-folded, same order) is the
-   header, skipped;
+   header, skipped; so is a row equal to the reference's own header line when the
+   task spells it otherwise than its schema (``Schema.header_names``, release tasks
+   whose columns come from ``normalization.schema``);
 6. every other row is kept, duplicates and wrong widths included;
 7. at least one data row -> ``parsed``, otherwise ``parse_failure``.
 """
@@ -81,6 +83,7 @@ def parse_strict(text: str, schema: Schema) -> ParsedTable:
         return ParsedTable(status="empty", reason="answer is NONE", format="lines")
 
     names = [c.casefold() for c in schema.columns]
+    spelled = [c.casefold() for c in schema.header_names] if len(schema.header_names) == len(names) else names
     width = len(names)
     rows: list[tuple[str, ...]] = []
     lines: list[int] = []
@@ -108,7 +111,10 @@ def parse_strict(text: str, schema: Schema) -> ParsedTable:
             continue
         if is_alignment(cells):
             continue
-        if len(cells) == width and all(clean_cell(c).casefold() == n for c, n in zip(cells, names)):
+        if len(cells) == width and (
+            all(clean_cell(c).casefold() == n for c, n in zip(cells, names))
+            or all(clean_cell(c).casefold() == n for c, n in zip(cells, spelled))
+        ):
             if header is None:
                 header = tuple(cells)
             continue

@@ -58,13 +58,17 @@ import pandas as pd
 from ..errors import SgrKitError, UnknownIdError, closest
 from ..load.release import Finding, Record, as_source_list, read_sources
 from ..parse import parse_answer
+from ..parse.blocks import normalize_name
 from ..parse.cells import RECORD_SEPARATORS, clean_cell
 from ..taxonomy import OTHER, cardinality_bin, classify_domain
 from ..schema import FIELD_TYPES
 from ..types import FieldRule, ParsedTable, Schema, Task
 from .pairing import PairingDecision, assign_bases, canonical_reference, variant_of
 
-__all__ = ["TaskSet", "build_schema", "build_task", "collect", "field_rule", "infer_separator", "load_tasks"]
+__all__ = [
+    "TaskSet", "build_schema", "build_task", "collect", "dedup_names", "field_rule", "infer_separator", "load_tasks",
+    "name_key", "read_reference", "task_prose", "template_cells",
+]
 
 _NAME = re.compile(r"[^\W\d][\w .()/%#-]{0,79}")
 _SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
@@ -221,6 +225,152 @@ def _named_cells(cells: list[str]) -> list[str] | None:
     return names
 
 
+def _normalization(rubric: Mapping[str, Any], *, loc: str) -> Mapping[str, Any]:
+    """The rubric's ``normalization`` object (the release's machine-readable part), or ``{}``."""
+    norm = rubric.get("normalization", {})
+    if not isinstance(norm, Mapping):
+        raise SgrKitError(f"{loc}: rubric 'normalization' should be an object; found {type(norm).__name__}")
+    return norm
+
+
+def _rubric_value(rubric: Mapping[str, Any], norm: Mapping[str, Any], key: str) -> Any:
+    return rubric[key] if key in rubric else norm.get(key)
+
+
+def _separator(value: Any, *, loc: str, what: str) -> str | None:
+    if value is None or value in ("\n", "", "\\n", "\r\n") or (isinstance(value, str) and value.lower() == "newline"):
+        return None
+    if value not in RECORD_SEPARATORS:
+        raise SgrKitError(f"{loc}: rubric '{what}' should be ',' or ';'; found {value!r} (or a newline: one record per line)")
+    return value
+
+
+def name_key(name: str) -> str:
+    """A column name as compared between a rubric's parts: case-folded, ``_`` and spaces alike.
+
+    The release spells one column ``accepted name`` in ``normalization.schema`` and
+    ``accepted_name`` as a note's key.
+
+    Examples
+    --------
+    >>> name_key("Accepted_Name") == name_key("accepted  name")
+    True
+    """
+    return " ".join(name.replace("_", " ").casefold().split())
+
+
+_DEDUP = re.compile(r"^\s*[\(\[]?(?P<body>.*?)[\)\]]?\s*$", re.DOTALL)
+
+
+def dedup_names(value: Any, columns: tuple[str, ...] | list[str], *, loc: str) -> list[str]:
+    """The columns a ``normalization.dedup_key`` names (``"(a, b, c)"``, a list, or one name).
+
+    Names are matched to ``columns`` ignoring case and ``_`` versus space; a name that matches
+    no column is an error naming the task, the name and the columns.
+
+    Examples
+    --------
+    >>> dedup_names("(generalPUCID, familyPUCID, side)", ["generalPUCID", "familyPUCID", "side", "share"], loc="t")
+    ['generalPUCID', 'familyPUCID', 'side']
+    >>> dedup_names("accepted_name", ["accepted name", "year"], loc="t")
+    ['accepted name']
+    """
+    if isinstance(value, str):
+        body = _DEDUP.match(value)["body"]
+        names = [n.strip().strip("`'\"") for n in body.split(",")]
+    elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        names = [v.strip() for v in value]
+    else:
+        raise SgrKitError(f"{loc}: normalization 'dedup_key' should be text such as '(a, b)' or a list; found {value!r}")
+    names = [n for n in names if n]
+    if not names:
+        raise SgrKitError(f"{loc}: normalization 'dedup_key' names no column; found {value!r}")
+    by_key = {name_key(c): c for c in columns}
+    unknown = [n for n in names if name_key(n) not in by_key]
+    if unknown:
+        raise SgrKitError(
+            f"{loc}: normalization 'dedup_key' {value!r} names {', '.join(map(repr, unknown))}, not among the "
+            f"schema's columns ({', '.join(columns)})"
+        )
+    out = [by_key[name_key(n)] for n in names]
+    if len(set(out)) != len(out):
+        raise SgrKitError(f"{loc}: normalization 'dedup_key' {value!r} names a column twice")
+    return out
+
+
+_TEMPLATE = re.compile(r"<[^<>\n|]+>(?:[^<>\n|]{0,3}<[^<>\n|]+>)*(?:\s*\|\s*<[^<>\n|]+>(?:[^<>\n|]{0,3}<[^<>\n|]+>)*)+")
+_PLACEHOLDER = re.compile(r"<([^<>\n|]+)>")
+
+
+def template_cells(output_format: str) -> list[list[str]] | None:
+    """The ``<a>|<b>:<c>|...`` template of an ``output_format``: each written cell's placeholders.
+
+    Examples
+    --------
+    >>> template_cells("each row formatted as <County>:<Site>|<year>|<n>.")
+    [['County', 'Site'], ['year'], ['n']]
+    >>> template_cells("Return a table.") is None
+    True
+    """
+    match = _TEMPLATE.search(output_format)
+    if not match:
+        return None
+    return [[p.strip() for p in _PLACEHOLDER.findall(cell)] for cell in match.group(0).split("|")]
+
+
+def _key_rows(reference: str, schema: Schema) -> list[tuple]:
+    """The reference's rows as the strict profile canonicalizes them (for choosing a key)."""
+    from ..canonicalize import column_canonicalizers
+
+    parsed = read_reference(reference, schema)
+    if parsed.status != "parsed":
+        return []
+    functions = column_canonicalizers(schema, profile="strict", reference_rows=parsed.rows)
+    k = len(schema.columns)
+    return [tuple(functions[j](row[j]) if j < len(row) else "" for j in range(k)) for row in parsed.rows]
+
+
+def _choose_key(reference: str, schema: Schema, *, loc: str) -> tuple[tuple[str, ...], str]:
+    """The first column when unique in the reference, else the shortest unique leading run."""
+    rows = _key_rows(reference, schema)
+    columns = schema.columns
+    if not rows:
+        return columns[:1], "first column (default)"
+    for n in range(1, len(columns) + 1):
+        if len({row[:n] for row in rows}) == len(rows):
+            if n == 1:
+                return columns[:1], "first column, unique in the reference"
+            return columns[:n], f"the first {n} columns: the shortest leading run unique in the reference"
+    seen: set[tuple] = set()
+    repeated = next(row for row in rows if row in seen or seen.add(row))  # type: ignore[func-returns-value]
+    raise SgrKitError(
+        f"{loc}: no row key: the rubric declares none (row_key, normalization.dedup_key), and the reference "
+        f"repeats a whole row ({'|'.join(repeated)!r}) so no run of columns is unique; expected unique rows"
+    )
+
+
+def read_reference(reference: str, schema: Schema) -> ParsedTable:
+    """The reference parsed as the scorer reads it, records on one line split by width.
+
+    The strict parser first (the benchmark's own); when records share a line and a plain
+    split on the separator breaks records whose cells hold it (``HOLDINGS, INC.``), the rows
+    are read by the schema's width instead (the ``paper`` profile's reading).
+
+    Examples
+    --------
+    >>> schema = Schema(("name", "n"), ("name",), record_separator=",")
+    >>> read_reference("Acme, Inc.|3,Beta|4", schema).rows
+    (('Acme, Inc.', '3'), ('Beta', '4'))
+    """
+    parsed = parse_answer(reference, schema, profile="strict")
+    if schema.record_separator and parsed.status == "parsed" and parsed.issues:
+        by_width = parse_answer(reference, schema, profile="paper")
+        k = len(schema.columns)
+        if by_width.status == "parsed" and all(len(r) == k for r in by_width.rows):
+            return by_width
+    return parsed
+
+
 def build_schema(
     rubric: Mapping[str, Any],
     *,
@@ -234,7 +384,8 @@ def build_schema(
     Parameters
     ----------
     rubric : mapping
-        The decoded rubric (may lack ``columns``, ``row_key`` and ``fields``).
+        The decoded rubric (may lack ``columns``, ``row_key`` and ``fields``; the release's
+        ``normalization`` object is read for ``schema``, ``dedup_key`` and the separators).
     reference : str
         The reference answer text.
     output_format : str
@@ -258,27 +409,50 @@ def build_schema(
     ','
     >>> build_schema({}, reference="County Name|Pop. 2020\\nAdams|12", cardinality=1).columns
     ('County Name', 'Pop. 2020')
+    >>> s = build_schema({"normalization": {"schema": ["a", "b", "c"], "record_separator": ",",
+    ...                   "dedup_key": "(a, b)"}}, reference="1|x|5,1|y|6")
+    >>> s.columns, s.row_key, s.record_separator, s.key_from
+    (('a', 'b', 'c'), ('a', 'b'), ',', 'normalization.dedup_key')
+    >>> build_schema({"normalization": {"schema": ["a", "b", "c"]}}, reference="1|x|5\\n1|y|6").row_key
+    ('a', 'b')
     """
-    separator = rubric.get("record_separator")
-    if separator in ("\n", ""):
-        separator = None
-    if separator is not None and separator not in RECORD_SEPARATORS:
-        raise SgrKitError(f"{loc}: rubric 'record_separator' should be ',' or ';'; found {separator!r}")
-    declared = "columns" in rubric
+    norm = _normalization(rubric, loc=loc)
+    field_sep = _rubric_value(rubric, norm, "field_separator")
+    if field_sep is not None and field_sep != "|":
+        raise SgrKitError(f"{loc}: rubric 'field_separator' {field_sep!r} is not supported; expected '|'")
+    separator = _separator(_rubric_value(rubric, norm, "record_separator"), loc=loc, what="record_separator")
+    declared = "columns" in rubric or "schema" in norm
+    header_names: tuple[str, ...] = ()
     if declared:
-        columns = _name_list(rubric["columns"], loc=loc, what="columns")
-        if separator is None:
+        what = "columns" if "columns" in rubric else "normalization.schema"
+        columns = _name_list(rubric["columns"] if "columns" in rubric else norm["schema"], loc=loc, what=what)
+        columns_from = f"rubric.{what}" if what == "columns" else f"rubric.{what}"
+        if separator is None and "record_separator" not in rubric and "record_separator" not in norm:
             separator = infer_separator(reference, width=len(columns))
+        records = _records_of(reference, separator)
+        first = _pipe_cells(records[0]) if records and "|" in records[0] else []
+        if (
+            len(first) == len(columns)
+            and [name_key(clean_cell(c)) for c in first] != [name_key(c) for c in columns]
+            and _spelled_header(first, columns, output_format, cardinality, len(records))
+        ):
+            header_names = tuple(clean_cell(c) for c in first)
     else:
         if separator is None:
             separator = infer_separator(reference)
         records = _records_of(reference, separator)
         first = _pipe_cells(records[0]) if records and "|" in records[0] else []
         stated = _named_cells(first) if cardinality is not None and len(records) == cardinality + 1 else None
+        template = template_cells(output_format)
         if _is_header(first, output_format):
-            columns = first
+            columns, columns_from = first, "the reference's header line"
         elif (found := _columns_from_format(output_format)) is None and stated is not None:
-            columns = stated
+            columns, columns_from = stated, "the reference's header line (oracle_output_cardinality)"
+        elif found is None and template is not None:
+            columns = [name for cell in template for name in cell]
+            columns_from = "the <placeholder> template in output_format"
+            if len({c.casefold() for c in columns}) != len(columns):
+                raise SgrKitError(f"{loc}: the output_format template repeats a name: {', '.join(columns)}")
         else:
             if found is None:
                 shown = records[0][:80] if records else "(empty)"
@@ -288,20 +462,17 @@ def build_schema(
                 )
                 raise SgrKitError(
                     f"{loc}: cannot tell the columns: the rubric has no 'columns', the reference's first line "
-                    f"{shown!r} is not a header{stated_note}, and output_format has no a|b|c sequence or "
-                    f"'columns: a, b' list"
+                    f"{shown!r} is not a header{stated_note}, output_format has no a|b|c sequence, <a>|<b> "
+                    f"template or 'columns: a, b' list, and the rubric has no normalization 'schema'"
                 )
             columns, how = found
+            columns_from = how
             widths = {len(_pipe_cells(r)) for r in records if "|" in r}
             if widths and len(columns) not in widths:
                 raise SgrKitError(
                     f"{loc}: {len(columns)} columns inferred from {how} ({', '.join(columns)}), but the "
                     f"reference's rows have {', '.join(map(str, sorted(widths)))} cells; declare rubric 'columns'"
                 )
-    row_key = _name_list(rubric["row_key"], loc=loc, what="row_key") if "row_key" in rubric else columns[:1]
-    unknown = [c for c in row_key if c not in columns]
-    if unknown:
-        raise SgrKitError(f"{loc}: row_key names {', '.join(unknown)}, not among the columns {', '.join(columns)}")
     fields_spec = rubric.get("fields", {})
     if not isinstance(fields_spec, Mapping):
         raise SgrKitError(f"{loc}: rubric 'fields' should map column names to rules; found {fields_spec!r}")
@@ -310,13 +481,41 @@ def build_schema(
         if column not in columns:
             raise SgrKitError(f"{loc}: fields name column {column!r}, not among the columns {', '.join(columns)}")
         fields[column] = field_rule(spec, loc=f"{loc}: field {column!r}")
-    return Schema(
+    schema = Schema(
         columns=tuple(columns),
-        row_key=tuple(row_key),
+        row_key=tuple(columns[:1]),
         fields=MappingProxyType(fields),
         record_separator=separator,
         declared=declared,
+        columns_from=columns_from,
+        key_from="first column (default)",
+        header_names=header_names,
     )
+    if "row_key" in rubric:
+        row_key = _name_list(rubric["row_key"], loc=loc, what="row_key")
+        unknown = [c for c in row_key if c not in columns]
+        if unknown:
+            raise SgrKitError(f"{loc}: row_key names {', '.join(unknown)}, not among the columns {', '.join(columns)}")
+        key_from = "rubric.row_key"
+    elif "dedup_key" in norm:
+        row_key = dedup_names(norm["dedup_key"], columns, loc=loc)
+        key_from = "normalization.dedup_key"
+    elif "columns" in rubric:
+        row_key, key_from = columns[:1], "first column (default)"
+    else:
+        row_key, key_from = _choose_key(reference, schema, loc=loc)
+    return dataclasses.replace(schema, row_key=tuple(row_key), key_from=key_from)
+
+
+def _spelled_header(first, columns, output_format, cardinality, n_records) -> bool:
+    """The reference's first line is a header in the task's own spelling of the schema's names."""
+    names = _named_cells(first)
+    if names is None:
+        return False
+    if cardinality is not None and n_records == cardinality + 1:
+        return True
+    normal = [normalize_name(c) for c in columns]
+    return sum(normalize_name(n) in normal for n in names) * 2 > len(names)
 
 
 def _cardinality(value: Any) -> int | None:
@@ -347,7 +546,7 @@ def build_task(
     try:
         schema = build_schema(data["rubric"], reference=reference, output_format=data.get("output_format", ""),
                               loc=loc, cardinality=stated)  # fmt: skip
-        parsed = parse_answer(reference, schema, profile="strict")
+        parsed = read_reference(reference, schema)
     except SgrKitError as exc:
         return None, None, [Finding("error", tid, "schema", str(exc))]
     if parsed.status == "parse_failure":
@@ -397,8 +596,63 @@ def build_task(
         metadata=MappingProxyType(dict(data["metadata"])),
         rubric=MappingProxyType(dict(data["rubric"])),
         source=record.source,
+        prose=MappingProxyType(task_prose(data["rubric"], data["metadata"], schema.columns)),
+        language=record.language,
     )
+    if schema.key_from.startswith("the first"):
+        findings.append(Finding(
+            "info", tid, "schema",
+            f"{loc}: no row key declared and the first column repeats in the reference; rows are keyed by "
+            f"{schema.key_from} ({', '.join(schema.row_key)})",
+        ))
     return task, parsed, findings
+
+
+#: Rubric keys kept as prose on the task (never read as rules).
+PROSE_KEYS = (
+    "inclusion_conditions", "exclusion_conditions", "header_row", "selection_rule", "sorting_or_selection",
+    "stop_condition",
+)
+#: Rubric and normalization keys that are machine-readable (everything else there is prose).
+_RULE_KEYS = frozenset({
+    "columns", "row_key", "fields", "record_separator", "field_separator", "normalization", "schema", "dedup_key",
+})
+
+
+def task_prose(rubric: Mapping[str, Any], metadata: Mapping[str, Any], columns: tuple[str, ...]) -> dict[str, Any]:
+    """The task's rules written as prose, to be shown and read, never applied.
+
+    Rubric keys of :data:`PROSE_KEYS` (top level or in ``normalization``), per-column notes
+    (``normalization`` keys naming a column, spelled with ``_`` or spaces) as ``column_notes``,
+    other prose keys as they are, and the metadata's ``State-Gated Retrieval`` as
+    ``state_conditions``.
+
+    Examples
+    --------
+    >>> p = task_prose({"inclusion_conditions": ["x"], "normalization": {"schema": ["accepted name"],
+    ...                 "accepted_name": "as listed", "header_row": "omit"}}, {}, ("accepted name",))
+    >>> p["inclusion_conditions"], p["header_row"], p["column_notes"]
+    (['x'], 'omit', {'accepted name': 'as listed'})
+    """
+    norm = rubric.get("normalization") if isinstance(rubric.get("normalization"), Mapping) else {}
+    by_key = {name_key(c): c for c in columns}
+    out: dict[str, Any] = {}
+    notes: dict[str, Any] = {}
+    for source in (rubric, norm):
+        for key, value in source.items():
+            if key in _RULE_KEYS or value in (None, "", [], {}):
+                continue
+            column = by_key.get(name_key(str(key)))
+            if column is not None:
+                notes[column] = value
+            elif key in PROSE_KEYS or isinstance(value, (str, list, Mapping)):
+                out.setdefault(str(key), value)
+    if notes:
+        out["column_notes"] = notes
+    state = metadata.get("State-Gated Retrieval")
+    if state:
+        out["state_conditions"] = state
+    return out
 
 
 class TaskSet(Mapping[str, Task]):
@@ -496,10 +750,11 @@ class TaskSet(Mapping[str, Task]):
 
 
 def collect(
-    sources: list[Any], *, pairing: Any = None, strict_pairing: bool = False, allow_invalid: bool = False
+    sources: list[Any], *, pairing: Any = None, strict_pairing: bool = False, allow_invalid: bool = False,
+    language: str = "en",
 ) -> tuple[TaskSet, list[Finding]]:
     """Read, build and pair every task, collecting every finding instead of stopping at the first."""
-    records, findings = read_sources(sources)
+    records, findings = read_sources(sources, language=language)
     built: dict[str, Task] = {}
     canon: dict[str, tuple] = {}
     for record in records:
@@ -543,7 +798,8 @@ def collect(
 
 
 def load_tasks(
-    source: Any, *more_sources: Any, pairing: Any = None, strict_pairing: bool = False, allow_invalid: bool = False
+    source: Any, *more_sources: Any, pairing: Any = None, strict_pairing: bool = False, allow_invalid: bool = False,
+    language: str = "en",
 ) -> TaskSet:
     """Load SGR-Bench tasks from release files, folders, parquet files or a Hugging Face dataset.
 
@@ -561,6 +817,9 @@ def load_tasks(
         have two goal variants.
     allow_invalid : bool, default False
         Keep tasks whose reference does not parse (with a warning) instead of raising.
+    language : {"en", "zh"}, default "en"
+        The translation to read where a source holds both ``data_en/`` and ``data_zh/`` (files
+        below ``data_zh/`` are Chinese whatever this says); every task carries its ``language``.
 
     Returns
     -------
@@ -594,7 +853,7 @@ def load_tasks(
     """
     taskset, findings = collect(
         as_source_list(source, *more_sources), pairing=pairing, strict_pairing=strict_pairing,
-        allow_invalid=allow_invalid,
+        allow_invalid=allow_invalid, language=language,
     )
     errors = [f.message for f in findings if f.severity == "error"]
     if errors:
