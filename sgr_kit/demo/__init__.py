@@ -154,6 +154,23 @@ def reference_rows(text: str, columns: tuple[str, ...], separator: str, *, heade
     return out
 
 
+def _loaded(constraint: list[dict], goal: list[dict], records: list[dict]) -> list[Task]:
+    """The records read by the package's own loader (as every user of the demo reads them)."""
+    import tempfile
+    import warnings
+
+    from sgr_kit.prepare import load_tasks
+
+    with tempfile.TemporaryDirectory(prefix="sgr-demo-") as tmp:
+        paths = [Path(tmp) / "constraint.jsonl", Path(tmp) / "goal.jsonl"]
+        paths[0].write_text(_jsonl(constraint), encoding="utf-8")
+        paths[1].write_text(_jsonl(goal), encoding="utf-8")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            loaded = load_tasks(*paths)
+    return [loaded[r["task_id"]] for r in records]
+
+
 def _audit_slots(tasks: list[Task], targets: Targets, rng: Random) -> list[Task]:
     failures = {f: sum(c.values()) for f, c in targets.table5.items()}
     n_models = len(targets.cli_systems)
@@ -183,7 +200,7 @@ def build_demo(*, seed: int = DEFAULT_SEED) -> Demo:
     problems: list[DemoProblem] = make_problems(seed=seed)
     constraint, goal = task_records(problems, seed=seed)
     records = [r for pair in zip(constraint, goal) for r in pair]
-    tasks = [as_task(r) for r in records]
+    tasks = _loaded(constraint, goal, records)
     by_base = {p.base_id: p for p in problems}
     pools = [candidate_pool(by_base[t.base_id], t.task_id, seed=seed) for t in tasks]
     scores = [score_pool(prepare_task(t, profile="paper"), pool) for t, pool in zip(tasks, pools)]

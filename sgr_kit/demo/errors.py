@@ -66,7 +66,7 @@ def wrong_value(col, value: str, rng: Random) -> str:
     Examples
     --------
     >>> from sgr_kit.demo.columns import DOMAIN_COLUMNS
-    >>> col = DOMAIN_COLUMNS["NVD"][2]
+    >>> col = DOMAIN_COLUMNS["NVD"][3]
     >>> wrong_value(col, "HIGH", Random(1)) in {"LOW", "MEDIUM", "CRITICAL"}
     True
     """

@@ -285,10 +285,12 @@ def make_problems(*, seed: int) -> list[DemoProblem]:
                         continue
                 taken.add(row[:nk])
                 rows.append(row)
-            if nk == 2 and len({r[0] for r in rows}) == len(rows):
-                rows[1] = (rows[0][0],) + rows[1][1:]
-                if rows[1][:2] == rows[0][:2]:  # pragma: no cover
-                    raise RuntimeError("two-column key collapsed")
+            while nk == 2 and len({r[0] for r in rows}) == len(rows):
+                row = (rows[0][0],) + probe.fresh_row(rng, taken)[1:]
+                if row[:2] not in taken:
+                    taken.discard(rows[1][:2])
+                    taken.add(row[:2])
+                    rows[1] = row
             numeric = [c.name for c in cols[nk:] if c.kind in ("integer", "decimal")]
             sort = rng.choice(numeric) if numeric and rng.random() < 0.35 else ""
             prefix = PREFIX[domain]
