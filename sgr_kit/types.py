@@ -63,6 +63,10 @@ class Schema:
     header_names : tuple of str
         The reference's own header line when its spelling differs from ``columns``
         (``arXiv ID`` for the column ``arxiv_id``): a line of these names is a header too.
+    composite : tuple of (int, str, int)
+        Cells that the task's ``<a>:<b>|<c>`` template writes as one although the schema counts
+        them as several columns: ``(position in the written row, joiner, columns)``. A row of
+        the written width has each such cell split on its joiner (see :mod:`sgr_kit.parse`).
     """
 
     columns: tuple[str, ...]
@@ -73,6 +77,7 @@ class Schema:
     columns_from: str = "columns"
     key_from: str = "row_key"
     header_names: tuple[str, ...] = ()
+    composite: tuple[tuple[int, str, int], ...] = ()
 
     def rule(self, column: str) -> FieldRule:
         """The rule of ``column`` (a plain string rule when none is declared)."""

@@ -5,10 +5,16 @@ benchmark's own line parser (:func:`sgr_kit.parse.strict.parse_strict`);
 ``"paper"`` uses the tolerant parser of :mod:`sgr_kit.parse.paper` (Markdown,
 TSV, CSV, HTML and JSON tables, mapped to the schema's column order by header).
 The reference answer is parsed with the same routine as the answers.
+
+A schema with ``composite`` cells (a template ``<County>:<Site>|<year>`` whose schema counts
+``County`` and ``Site`` as two columns) is parsed as the template writes it, and each row of
+that written width has its composite cells split on their joiner (``Hidalgo:TCEQMAIN-15808``
+-> ``Hidalgo``, ``TCEQMAIN-15808``), in both profiles.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 
@@ -17,7 +23,7 @@ from ..schema import check_profile
 from ..types import ParsedTable, Schema
 from .strict import parse_strict
 
-__all__ = ["parse_answer", "parse_strict"]
+__all__ = ["parse_answer", "parse_strict", "written_schema"]
 
 
 def _paper_parser():
@@ -57,8 +63,46 @@ def parse_answer(text: str, schema: Schema, *, profile: str = "paper") -> Parsed
         raise SgrKitError(f"expected a Schema, found {type(schema).__name__}")
     if not isinstance(text, str):
         raise SgrKitError(f"answer text: expected str, found {type(text).__name__}")
+    if schema.composite:
+        return _expand(_parse(text, written_schema(schema), profile), schema)
+    return _parse(text, schema, profile)
+
+
+def _parse(text: str, schema: Schema, profile: str) -> ParsedTable:
     if profile == "paper":
         parse_paper = _paper_parser()
         if parse_paper is not None:
             return parse_paper(text, schema)
     return parse_strict(text, schema)
+
+
+def written_schema(schema: Schema) -> Schema:
+    """The schema as the task's template writes a row: each composite cell one column.
+
+    Examples
+    --------
+    >>> s = Schema(("county", "site", "year"), ("county", "site"), composite=((0, ":", 2),))
+    >>> written_schema(s).columns
+    ('county:site', 'year')
+    """
+    columns = list(schema.columns)
+    for position, joiner, n in sorted(schema.composite, reverse=True):
+        columns[position:position + n] = [joiner.join(columns[position:position + n])]
+    return dataclasses.replace(schema, columns=tuple(columns), row_key=tuple(columns[:1]), fields={},
+                               composite=(), header_names=())
+
+
+def _expand(parsed: ParsedTable, schema: Schema) -> ParsedTable:
+    """Split the composite cells of every row of the written width (rows of the schema's width stay)."""
+    written = len(schema.columns) - sum(n - 1 for _, _, n in schema.composite)
+    rows = []
+    for row in parsed.rows:
+        if len(row) != written:
+            rows.append(row)
+            continue
+        cells = list(row)
+        for position, joiner, n in sorted(schema.composite, reverse=True):
+            parts = [p.strip() for p in cells[position].split(joiner, n - 1)]
+            cells[position:position + 1] = parts + [""] * (n - len(parts))
+        rows.append(tuple(cells))
+    return dataclasses.replace(parsed, rows=tuple(rows))

@@ -284,12 +284,25 @@ def append_record(table: Block, record: Block, line: int) -> None:
 
 
 def _boundary(token: str, separator: str) -> int:
-    """Position of the separator that ends a record inside ``token`` (-1 if none)."""
-    start = 0
-    while True:
-        i = token.find(separator, start)
-        if i < 0:
-            return -1
+    """Position of the separator that ends a record inside ``token`` (-1 if none).
+
+    The cell where one record ends and the next begins holds the separator; when it holds
+    several (``Organics, Other,12030105``), the one written as a joint is preferred: not a
+    thousands separator (``1,234``) and not followed by a space (cells such as ``Organics,
+    Other`` or ``HOLDINGS, INC.`` put a space after their own comma; the release joins records
+    "with commas and no spaces"). A lone separator is the joint whatever it looks like
+    (``583,137`` ends one record at ``583``).
+
+    Examples
+    --------
+    >>> _boundary("583,137", ","), _boundary("Organics, Other,12030105", ","), _boundary("abc", ",")
+    (3, 15, -1)
+    """
+    found = [i for i, ch in enumerate(token) if ch == separator]
+    if len(found) <= 1:
+        return found[0] if found else -1
+
+    def looks_inner(i: int) -> tuple[bool, bool]:
         after = token[i + 1:i + 5]
         thousands = (
             separator == ","
@@ -299,9 +312,9 @@ def _boundary(token: str, separator: str) -> int:
             and len(after[:3]) == 3
             and not after[3:4].isdigit()
         )
-        if not thousands:
-            return i
-        start = i + 1
+        return token[i + 1:i + 2].isspace(), thousands
+
+    return min(found, key=lambda i: (looks_inner(i), i))
 
 
 def _records(body: str, separator: str, width: int) -> tuple[list[list[str]], str]:
@@ -334,6 +347,33 @@ def _records(body: str, separator: str, width: int) -> tuple[list[list[str]], st
         return [cells], ""
     kept = [cells for p, cells in zip([p for p in pieces if p], split) if "|" in p]
     return kept, f"records split on every {separator!r} (cells did not line up in records of {width})"
+
+
+def _unasked_records(body: str, width: int) -> tuple[list[list[str]], str]:
+    """Records written on one line although one per line was asked: split where the width says.
+
+    A pipe line of ``r * width - (r - 1)`` cells whose every record-ending cell holds the same
+    separator (``,`` or ``;``) is ``r`` records (``a|1,b|2`` for a two-column schema); any
+    other line is one row, as before.
+
+    Examples
+    --------
+    >>> _unasked_records("a|1,b|2;c|3", 2)[0]  # two separators: left as one row
+    [['a', '1,b', '2;c', '3']]
+    >>> _unasked_records("a|x, y|1;b|z|2", 3)
+    ([['a', 'x, y', '1'], ['b', 'z', '2']], "records on one line split at ';' by the schema's width")
+    """
+    cells = split_pipe(body)
+    n = len(cells)
+    if width < 2 or n <= width or (n - 1) % (width - 1):
+        return [cells], ""
+    ends = range(width - 1, n - 1, width - 1)
+    for separator in RECORD_SEPARATORS:
+        if all(separator in cells[i] for i in ends):
+            rows, _ = _records(body, separator, width)
+            if all(len(r) == width for r in rows):
+                return rows, f"records on one line split at {separator!r} by the schema's width"
+    return [cells], ""
 
 
 def _is_rule(cells: list[str]) -> bool:
@@ -454,12 +494,17 @@ def line_blocks(
         if kind == "pipe":
             if separator:
                 rows, issue = _records(body, separator, width)
+                if len(rows) == 1 and len(rows[0]) > width:  # records joined by the other separator
+                    rows, issue = _unasked_records(body, width)
                 if issue:
                     issues.append(f"line {number}: {issue}")
                 if len(rows) > 1:
                     block.kind = "records"
             else:
-                rows = [split_pipe(body)]
+                rows, issue = _unasked_records(body, width)
+                if issue:
+                    issues.append(f"line {number}: {issue}")
+                    block.kind = "records"
             for cells in rows:
                 cutter.add_pipe(cells, number)
         elif kind == "tsv":

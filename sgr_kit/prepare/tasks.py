@@ -318,6 +318,34 @@ def template_cells(output_format: str) -> list[list[str]] | None:
     return [[p.strip() for p in _PLACEHOLDER.findall(cell)] for cell in match.group(0).split("|")]
 
 
+def _composite(output_format: str, columns: list[str], reference: str, separator: str | None) -> tuple:
+    """Composite cells of the ``<a>:<b>|...`` template when the schema counts ``a`` and ``b`` apart.
+
+    Only when the template names every schema column in order (compared as :func:`name_key`,
+    ignoring punctuation) and the reference's rows have the template's width, not the schema's.
+    """
+    match = _TEMPLATE.search(output_format)
+    if not match:
+        return ()
+    cells = match.group(0).split("|")
+    names = [[p.strip() for p in _PLACEHOLDER.findall(cell)] for cell in cells]
+    flat = [normalize_name(n) for cell in names for n in cell]
+    if len(flat) != len(columns) or flat != [normalize_name(c) for c in columns] or len(cells) == len(columns):
+        return ()
+    widths = {len(_pipe_cells(r)) for r in _records_of(reference, separator) if "|" in r}
+    if widths and widths != {len(cells)}:
+        return ()
+    out, position = [], 0
+    for cell, cell_names in zip(cells, names):
+        if len(cell_names) > 1:
+            joiners = set(re.findall(r">([^<>]*)<", cell.strip()))
+            if len(joiners) != 1 or not next(iter(joiners)):
+                return ()
+            out.append((position, next(iter(joiners)), len(cell_names)))
+        position += len(cell_names)
+    return tuple(out)
+
+
 def _key_rows(reference: str, schema: Schema) -> list[tuple]:
     """The reference's rows as the strict profile canonicalizes them (for choosing a key)."""
     from ..canonicalize import column_canonicalizers
@@ -473,6 +501,9 @@ def build_schema(
                     f"{loc}: {len(columns)} columns inferred from {how} ({', '.join(columns)}), but the "
                     f"reference's rows have {', '.join(map(str, sorted(widths)))} cells; declare rubric 'columns'"
                 )
+    composite = _composite(output_format, list(columns), reference, separator) if declared else ()
+    if declared and not composite:
+        _check_width(columns, reference, separator, loc=loc, columns_from=columns_from)
     fields_spec = rubric.get("fields", {})
     if not isinstance(fields_spec, Mapping):
         raise SgrKitError(f"{loc}: rubric 'fields' should map column names to rules; found {fields_spec!r}")
@@ -490,6 +521,7 @@ def build_schema(
         columns_from=columns_from,
         key_from="first column (default)",
         header_names=header_names,
+        composite=composite,
     )
     if "row_key" in rubric:
         row_key = _name_list(rubric["row_key"], loc=loc, what="row_key")
@@ -505,6 +537,24 @@ def build_schema(
     else:
         row_key, key_from = _choose_key(reference, schema, loc=loc)
     return dataclasses.replace(schema, row_key=tuple(row_key), key_from=key_from)
+
+
+def _check_width(columns, reference, separator, *, loc: str, columns_from: str) -> None:
+    """A declared schema whose width no reference row has is an error (the schema or the reference is wrong)."""
+    records = [r for r in _records_of(reference, separator) if "|" in r]
+    widths = {len(_pipe_cells(r)) for r in records}
+    if not records or len(columns) in widths:
+        return
+    if separator is not None:  # cells may hold the separator: count the cells of the whole line
+        cells = sum(len(_pipe_cells(r)) for r in reference.splitlines() if "|" in r)
+        k = len(columns)
+        if k > 1 and (cells - 1) % (k - 1) == 0 and len(reference.strip().splitlines()) == 1:
+            return
+    raise SgrKitError(
+        f"{loc}: {columns_from} has {len(columns)} columns ({', '.join(columns)}), but the reference's rows have "
+        f"{', '.join(map(str, sorted(widths)))} cells (first row: {records[0][:80]!r}); expected rows of "
+        f"{len(columns)} cells"
+    )
 
 
 def _spelled_header(first, columns, output_format, cardinality, n_records) -> bool:
