@@ -18,8 +18,8 @@
 
 Headers are written in the task's own spelling (the names of its output template)
 or, in some Markdown tables, with the schema's names. A task whose template writes
-its first two columns as one composite cell ``<a>:<b>`` gets that cell in the
-formats without a header (``pipe_rows``, ``one_line``) and two columns in the others.
+its first two columns as one composite cell ``<a>:<b>`` gets that cell in every
+format (headed ``a:b``), as the template asks.
 
 The prose is written without commas, pipes or tabs, so that no sentence can be
 mistaken for a table row by a line-based parser.
@@ -83,7 +83,7 @@ def render(rows: list[list[str]], names: list[str], fmt: str, rng: Random, *,
     spellings : list of str, optional
         The task's own spelling of the column names (default ``names``).
     composite : bool, default False
-        The first two columns form one cell ``<a>:<b>`` where no header is written.
+        The first two columns form one cell ``<a>:<b>`` (headed ``a:b``).
     separator : str, default "\\n"
         The task's record separator; ``one_line`` joins records with it (``;`` for ``"\\n"``).
 
@@ -102,6 +102,11 @@ def render(rows: list[list[str]], names: list[str], fmt: str, rng: Random, *,
     'NONE'
     """
     spelled = list(spellings or names)
+    names = list(names)
+    if composite and len(names) > 1:
+        spelled = [f"{spelled[0]}:{spelled[1]}", *spelled[2:]]
+        names = [f"{names[0]}:{names[1]}", *names[2:]]
+        rows = [[f"{r[0]}:{r[1]}", *r[2:]] for r in rows]
     if fmt == "prose":
         return rng.choice(_PROSE)
     if fmt == "header_only":
@@ -121,7 +126,7 @@ def render(rows: list[list[str]], names: list[str], fmt: str, rng: Random, *,
         return f"{rng.choice(_BEFORE)}\n\n```\n{body}\n```"
     if fmt == "pipe":
         return "\n".join(["|".join(spelled)] + ["|".join(r) for r in rows])
-    records = ["|".join([f"{r[0]}:{r[1]}", *r[2:]] if composite and len(r) > 1 else r) for r in rows]
+    records = ["|".join(r) for r in rows]
     if fmt == "pipe_rows":
         return "\n".join(records)
     if fmt == "one_line":

@@ -100,7 +100,7 @@ def candidate_pool(problem: DemoProblem, task_id: str, *, seed: int) -> list[Can
     """
     rng = Random(f"sgr-demo-pool-{seed}-{task_id}")
     names = list(problem.names)
-    layout = {"spellings": problem.spellings("goal" if task_id.endswith("-g") else "constraint"),
+    layout = {"spellings": problem.answer_spellings("goal" if task_id.endswith("-g") else "constraint"),
               "composite": problem.composite, "separator": problem.separator}
     pool = []
     for etype in ("correct",) + ERROR_TYPES:
