@@ -41,7 +41,8 @@ from sgr_kit.schema import METRICS
 from sgr_kit.taxonomy import cardinality_bin, classify_domain
 from sgr_kit.types import Answer, Schema, Task
 
-__all__ = ["DEFAULT_SEED", "N_REPEAT_TASKS", "Demo", "as_task", "build_demo", "write_demo", "demo_files"]
+__all__ = ["DEFAULT_SEED", "N_REPEAT_TASKS", "Demo", "as_task", "build_demo", "read_records", "reference_rows",
+           "write_demo", "demo_files"]
 
 DEFAULT_SEED = 20250501
 #: Tasks on which every system also has a second run (repeat 1).
@@ -154,21 +155,31 @@ def reference_rows(text: str, columns: tuple[str, ...], separator: str, *, heade
     return out
 
 
-def _loaded(constraint: list[dict], goal: list[dict], records: list[dict]) -> list[Task]:
-    """The records read by the package's own loader (as every user of the demo reads them)."""
+def read_records(records: list[dict]) -> dict[str, Task]:
+    """Task records read by the package's own loader, as every user of the demo reads them.
+
+    Parameters
+    ----------
+    records : list of dict
+        Generated task records (:func:`~sgr_kit.demo.tasks.task_records`).
+
+    Returns
+    -------
+    dict
+        ``task_id -> Task``, in the order of ``records``.
+    """
     import tempfile
     import warnings
 
     from sgr_kit.prepare import load_tasks
 
     with tempfile.TemporaryDirectory(prefix="sgr-demo-") as tmp:
-        paths = [Path(tmp) / "constraint.jsonl", Path(tmp) / "goal.jsonl"]
-        paths[0].write_text(_jsonl(constraint), encoding="utf-8")
-        paths[1].write_text(_jsonl(goal), encoding="utf-8")
+        path = Path(tmp) / "tasks.jsonl"
+        path.write_text(_jsonl(records), encoding="utf-8")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            loaded = load_tasks(*paths)
-    return [loaded[r["task_id"]] for r in records]
+            loaded = load_tasks(path)
+    return {r["task_id"]: loaded[r["task_id"]] for r in records}
 
 
 def _audit_slots(tasks: list[Task], targets: Targets, rng: Random) -> list[Task]:
@@ -200,7 +211,7 @@ def build_demo(*, seed: int = DEFAULT_SEED) -> Demo:
     problems: list[DemoProblem] = make_problems(seed=seed)
     constraint, goal = task_records(problems, seed=seed)
     records = [r for pair in zip(constraint, goal) for r in pair]
-    tasks = _loaded(constraint, goal, records)
+    tasks = list(read_records(records).values())
     by_base = {p.base_id: p for p in problems}
     pools = [candidate_pool(by_base[t.base_id], t.task_id, seed=seed) for t in tasks]
     scores = [score_pool(prepare_task(t, profile="paper"), pool) for t, pool in zip(tasks, pools)]

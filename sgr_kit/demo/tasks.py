@@ -310,7 +310,11 @@ def make_problems(*, seed: int) -> list[DemoProblem]:
             probe = DemoProblem("", domain, cols, names[:nk], (), False)
             rows: list[tuple[str, ...]] = []
             taken: set[tuple[str, ...]] = set()
-            while len(rows) < nrows:
+            while len(rows) < nrows or (sep != "\n" and sum(c.count(sep) for r in rows for c in r) == 1):
+                # (exactly one separator inside the cells of a one-line reference makes a plain split
+                # give cardinality + 1 pieces, which the package's loader takes for a header: redrawn)
+                if len(rows) == nrows:
+                    rows, taken = [], set()
                 row = probe.fresh_row(rng, taken)
                 if nk == 2 and rows and rng.random() < 0.5:  # the first column repeats
                     row = (rows[-1][0],) + row[1:]
