@@ -17,6 +17,11 @@ never counted as a zero; it is counted in ``n_failed``.
 
 Repeats of one (system, task) are averaged first, so that every task weighs
 the same whatever its number of repeats.
+
+Languages: the release's tasks exist in English and Chinese under the same ids. A scores table
+carries a ``language`` column; repeats are averaged per (system, language, task), never across
+languages, and :func:`by_language` labels each system with its language when a table holds
+both, so that every per-system analysis keeps them apart.
 """
 
 from __future__ import annotations
@@ -25,9 +30,10 @@ import numpy as np
 import pandas as pd
 
 from .errors import SgrKitError
+from .load.scores import by_language
 from .schema import FAILED_STATUSES, METRICS, UNSCORED_STATUSES, check_failure_policy
 
-__all__ = ["apply_failure_policy", "task_means", "system_means"]
+__all__ = ["apply_failure_policy", "by_language", "task_means", "system_means"]
 
 _REQUIRED = ("system", "task_id", "variant", "status", *METRICS)
 _TASK_COLUMNS = ("base_id", "variant", "domain", "ecosystem", "family", "gold_rows", "bin", "synthetic")
@@ -99,7 +105,7 @@ def task_means(scores: pd.DataFrame, *, failure_policy: str = "zero") -> pd.Data
     [{'repeats': 2, 'failed': False, 'item_f1': 0.25}]
     """
     _check(scores, failure_policy)
-    keys = ["system", "task_id"]
+    keys = ["system", "language", "task_id"] if "language" in scores.columns else ["system", "task_id"]
     descriptive = [c for c in _TASK_COLUMNS if c in scores.columns]
     marked = scores.assign(failed=scores["status"].isin(FAILED_STATUSES))
     grouped = marked.groupby(keys, sort=False)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import SgrKitError
+from .load.release import LANGUAGES
 from .schema import FAILURE_POLICIES, PROFILES
 
 __all__ = ["main", "build_parser"]
@@ -51,11 +52,12 @@ def _workers(value: str) -> int:
 
 def _cmd_score(args: argparse.Namespace) -> int:
     from .pipeline import score_files_to
+    from .prepare.release import task_fingerprint
     from .schema import SYNTHETIC_NOTE, UNSCORED_STATUSES, is_synthetic
     from .score.parallel import default_workers
 
     workers = args.workers if args.workers is not None else default_workers()
-    _, _, scores = score_files_to(
+    task_set, _, scores = score_files_to(
         args.tasks, args.runs, args.out, cells=args.cells, profile=args.profile, rules=args.rules,
         pairing=args.pairing, strict_pairing=args.strict_pairing, workers=workers, force=args.force,
         progress=not args.no_progress,
@@ -65,6 +67,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         f"scored {len(scores)} answers ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}) "
         f"with profile '{args.profile}' -> {args.out}" + (f"; cells -> {args.cells}" if args.cells else "")
     )
+    print(f"task-set fingerprint (SHA-256 of the {len(task_set)} tasks' scored content): {task_fingerprint(task_set)}")
     unscored = sum(counts.get(s, 0) for s in UNSCORED_STATUSES)
     if unscored:
         warnings.warn(
@@ -80,8 +83,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from .prepare import validate
 
-    report = validate(args.tasks, pairing=args.pairing, strict_pairing=args.strict_pairing, runs=args.runs)
-    print(report.text())
+    report = validate(args.tasks, pairing=args.pairing, strict_pairing=args.strict_pairing, runs=args.runs,
+                      language=args.language)
+    print(report.text(verbose=args.verbose))
     return 0 if report.ok else 1
 
 
@@ -174,6 +178,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="answers to check against the tasks: JSONL or CSV file, or a folder (repeatable)")
     p.add_argument("--pairing", metavar="FILE", help="explicit task_id,base_id pairing of goal tasks (CSV or JSON)")
     p.add_argument("--strict-pairing", action="store_true", help="treat every pairing warning as an error")
+    p.add_argument("--language", choices=LANGUAGES, default=LANGUAGES[0],
+                   help="the release's translation to read where a folder holds data_en/ and data_zh/ (default en)")
+    p.add_argument("--verbose", action="store_true",
+                   help="also show every task's schema (with where its columns, key and separators came from) "
+                        "and its prose: conditions, per-column notes, state conditions")
     p.set_defaults(func=_cmd_validate)
 
     p = sub.add_parser("summary", help="per-system means of a scores table, beside the paper's Table 2",

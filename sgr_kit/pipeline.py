@@ -26,6 +26,7 @@ import pandas as pd
 
 from .errors import SgrKitError
 from .load import RunSet, load_audit, load_runs, load_scores, read_table
+from .load.scores import by_language
 from .output import TABLE_SUFFIXES, check_writable, table_stream, write_table
 from .prepare import TaskSet, load_tasks
 from .resources import demo_paths
@@ -83,21 +84,27 @@ def score_files(
     (TaskSet, RunSet, ScoredRuns)
         The loaded tasks and runs, and ``ScoredRuns(scores, cells)``.
     """
-    task_set, run_set, loaded_rules = _load(tasks, runs, profile=profile, rules=rules, pairing=pairing,
-                                            strict_pairing=strict_pairing)  # fmt: skip
-    if workers == 1:
+    task_set, run_set, loaded_rules, parts = _load(tasks, runs, profile=profile, rules=rules, pairing=pairing,
+                                                   strict_pairing=strict_pairing)  # fmt: skip
+    if workers == 1 and len(parts) == 1:
         scored = score_with_cells(task_set, run_set, profile=profile, rules=loaded_rules, progress=progress)
         return task_set, run_set, scored
-    batches = list(score_batches(task_set, run_set, profile=profile, rules=loaded_rules, workers=workers,
-                                 progress=progress))  # fmt: skip
+    batches = [b for part_tasks, part_runs in parts
+               for b in score_batches(part_tasks, part_runs, profile=profile, rules=loaded_rules, workers=workers,
+                                      progress=progress)]  # fmt: skip
     import pyarrow as pa
 
     cells = pa.Table.from_batches([b.cells for b in batches], schema=CELL_SCHEMA).to_pandas()
     return task_set, run_set, ScoredRuns(rows_frame([row for b in batches for row in b.rows]), cells)
 
 
-def _load(tasks, runs, *, profile: str, rules, pairing, strict_pairing: bool) -> tuple[TaskSet, RunSet, Rules | None]:
-    """Load rules, tasks and runs; notes go to stderr, an unused rules entry is a warning."""
+def _load(tasks, runs, *, profile: str, rules, pairing, strict_pairing: bool) -> tuple[TaskSet, RunSet, Rules | None, list]:
+    """Load rules, tasks and runs; notes go to stderr, an unused rules entry is a warning.
+
+    Runs that name a language other than English are scored against the tasks of that language,
+    read from the same sources (their ``data_zh/`` folder): the last item lists, per language the
+    runs name, its tasks and its answers (the English tasks and every answer when only English).
+    """
     check_profile(profile)
     loaded_rules = load_rules(rules) if rules else None
     task_set = load_tasks(_as_list(tasks), pairing=pairing, strict_pairing=strict_pairing)
@@ -110,7 +117,16 @@ def _load(tasks, runs, *, profile: str, rules, pairing, strict_pairing: bool) ->
     run_set = load_runs(_as_list(runs), tasks=task_set)
     for note in run_set.notes:
         print(f"note: {note}", file=sys.stderr)
-    return task_set, run_set, loaded_rules
+    languages = run_set.languages
+    loaded = {t.language for t in task_set.values()}
+    if not languages or set(languages) <= loaded:
+        return task_set, run_set, loaded_rules, [(task_set, run_set)]
+    parts = []
+    for language in languages:
+        these = task_set if language in loaded else load_tasks(
+            _as_list(tasks), pairing=pairing, strict_pairing=strict_pairing, language=language)
+        parts.append((these, run_set.for_language(language)))
+    return task_set, run_set, loaded_rules, parts
 
 
 def score_files_to(
@@ -166,10 +182,12 @@ def score_files_to(
         if Path(cells).resolve() == Path(out).resolve():
             raise SgrKitError(f"--out and --cells name the same file {out}; give two different files")
         check_writable(cells, force=force, what="--cells output", suffixes=TABLE_SUFFIXES)
-    task_set, run_set, loaded_rules = _load(tasks, runs, profile=profile, rules=rules, pairing=pairing,
-                                            strict_pairing=strict_pairing)  # fmt: skip
-    batches = score_batches(task_set, run_set, profile=profile, rules=loaded_rules, with_cells=cells is not None,
-                            workers=workers, progress=progress)  # fmt: skip
+    task_set, run_set, loaded_rules, parts = _load(tasks, runs, profile=profile, rules=rules, pairing=pairing,
+                                                   strict_pairing=strict_pairing)  # fmt: skip
+    batches = [score_batches(part_tasks, part_runs, profile=profile, rules=loaded_rules,
+                             with_cells=cells is not None, workers=workers, progress=progress)
+               for part_tasks, part_runs in parts]  # fmt: skip
+    batches = (b for part in batches for b in part)
     rows: list[tuple] = []
     if cells is None:
         for batch in batches:
@@ -278,6 +296,7 @@ def load_inputs(
     if scores:
         table = load_scores(scores)
         cell_table = _read_cells(cells) if cells else None
+        table, cell_table = by_language(table, cell_table)
         audit_frame = load_audit(audit, scores=table) if audit else None
         return Inputs(table, cell_table, audit=audit_frame, synthetic=is_synthetic(table), source=str(scores))
     source = "tasks and runs given"
@@ -288,7 +307,7 @@ def load_inputs(
         source = "the SYNTHETIC demo benchmark shipped with sgr-kit"
     task_set, run_set, scored = score_files(tasks, runs, profile=profile, rules=rules, pairing=pairing,
                                             progress=progress)
-    audit_frame = load_audit(audit, scores=scored.scores) if audit else None
-    return Inputs(scored.scores, scored.cells, task_set, run_set, audit_frame, is_synthetic(scored.scores),
-                  source=source)
+    table, cell_table = by_language(scored.scores, scored.cells)
+    audit_frame = load_audit(audit, scores=table) if audit else None
+    return Inputs(table, cell_table, task_set, run_set, audit_frame, is_synthetic(table), source=source)
 

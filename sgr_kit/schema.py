@@ -23,7 +23,7 @@ from .errors import SgrKitError
 __all__ = [
     "VARIANTS", "FIELD_TYPES", "STATUSES", "FAILED_STATUSES", "UNSCORED_STATUSES", "PROFILES", "FAILURE_POLICIES", "METRICS",
     "METRIC_LABELS", "VERDICTS", "TEXT_DTYPE", "SCORE_COLUMNS", "CELL_COLUMNS", "REQUIRED_SCORE_COLUMNS",
-    "AUDIT_COLUMNS", "AUDIT_VERDICTS", "SYNTHETIC_NOTE", "ALL_SYSTEMS", "VARIANT_GROUPS", "PAPER_TASKS",
+    "AUDIT_COLUMNS", "AUDIT_VERDICTS", "LANGUAGES", "SYNTHETIC_NOTE", "ALL_SYSTEMS", "VARIANT_GROUPS", "PAPER_TASKS",
     "PAPER_TASKS_PER_VARIANT", "ERROR_TYPES", "ERROR_LABELS", "AUDIT_LABELS", "AUDIT_TABLE_COLUMNS", "is_synthetic",
     "check_choice", "check_profile", "check_failure_policy", "check_metrics",
 ]  # fmt: skip
@@ -86,12 +86,15 @@ SCORE_COLUMNS: dict[str, str] = {
     "status": _TEXT, "item_f1": "float64", "row_f1": "float64", "poa": "float64",
     "correct_fields": "int64", "gold_fields": "int64", "pred_fields": "int64", "correct_rows": "int64",
     "pred_rows": "int64", "shared_keys": "int64", "correct_pairs": "int64", "pairs": "int64",
-    "reason": _TEXT, "synthetic": "bool",
+    "reason": _TEXT, "synthetic": "bool", "language": _TEXT,
 }  # fmt: skip
+#: The release's languages (``data_en/``, ``data_zh/``); a scores table without a ``language``
+#: column (written before it existed) is English.
+LANGUAGES: tuple[str, ...] = ("en", "zh")
 #: Columns of the cells table (``sgr-kit score --cells``) and their dtypes (absent values: NaN / <NA>).
 CELL_COLUMNS: dict[str, str] = {
     "system": _TEXT, "task_id": _TEXT, "repeat": "int64", "pred_row": "Int64", "gold_row": "Int64",
-    "column": _TEXT, "raw": _TEXT, "canonical": _TEXT, "reference": _TEXT, "verdict": _TEXT,
+    "column": _TEXT, "raw": _TEXT, "canonical": _TEXT, "reference": _TEXT, "verdict": _TEXT, "language": _TEXT,
 }  # fmt: skip
 #: Columns a scores table must have to be read back and analysed.
 REQUIRED_SCORE_COLUMNS: tuple[str, ...] = ("system", "task_id", "variant", "repeat", "status", *METRICS)

@@ -15,6 +15,8 @@ import warnings
 import pandas as pd
 
 __all__ = [
+    "RELEASE_DOMAIN_TASKS",
+    "RELEASE_ID_PREFIXES",
     "FAMILIES",
     "BINS",
     "TAXONOMY",
@@ -55,6 +57,27 @@ TAXONOMY: dict[str, tuple[str, str]] = {
 }
 
 OTHER = "other"
+
+#: Base tasks per domain in the public release (``PKUAIWeb/SGR-BENCH``; 50 base tasks, 100 with
+#: both variants; section 3.3 of the paper gives the families' totals, these are the release's own
+#: per-domain counts). ``sgr-kit validate`` sets a task set's counts beside them.
+RELEASE_DOMAIN_TASKS: dict[str, int] = {
+    "ARXIV": 4, "CDC_WONDER": 2, "CENSUS_GOV": 4, "CFPB_COMPLAINT_DATABASE": 3, "CFPB_REPORTS": 4,
+    "COMPTOX_CHEMEXPO": 4, "EUROPEPMC_PMC": 5, "KEGG_BRITE": 2, "KEGG_GENOME": 2,
+    "NOAA_NCEI_CLIMATE_AT_A_GLANCE": 2, "NVD": 3, "REPTILE_DATABASE": 5, "WATER_OFFICE": 5,
+    "WATER_QUALITY_PORTAL": 5,
+}  # fmt: skip
+#: Task-id prefixes of the public release and the domains each covers (both CFPB domains share
+#: ``consumerfinance_``, both KEGG domains ``genome_``). Europe PMC's tasks have a prefix of their
+#: own that is not recorded here: ids of that domain are not checked by prefix. Numbers after the
+#: prefix have gaps, and ids were renumbered between revisions of the release (``comptox_001`` in
+#: one revision is ``comptox_010`` in another).
+RELEASE_ID_PREFIXES: dict[str, tuple[str, ...]] = {
+    "arxiv": ("ARXIV",), "census": ("CENSUS_GOV",), "climategov": ("NOAA_NCEI_CLIMATE_AT_A_GLANCE",),
+    "comptox": ("COMPTOX_CHEMEXPO",), "consumerfinance": ("CFPB_COMPLAINT_DATABASE", "CFPB_REPORTS"),
+    "genome": ("KEGG_BRITE", "KEGG_GENOME"), "nvd": ("NVD",), "reptile": ("REPTILE_DATABASE",),
+    "wateroffice": ("WATER_OFFICE",), "waterquality": ("WATER_QUALITY_PORTAL",), "wonder": ("CDC_WONDER",),
+}  # fmt: skip
 
 
 def classify_domain(domain: str, *, warn: bool = True) -> tuple[str, str]:

@@ -162,6 +162,9 @@ class Answer:
         The raw answer text, exactly as given.
     source : str
         Where it was read from (``file:line`` or a file path).
+    language : str
+        The release language the answer was given in (``"en"`` or ``"zh"``); it is scored
+        against the tasks of that language.
     """
 
     system: str
@@ -169,6 +172,7 @@ class Answer:
     repeat: int
     text: str
     source: str = ""
+    language: str = "en"
 
 
 @dataclass(frozen=True, slots=True)

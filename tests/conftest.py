@@ -25,6 +25,8 @@ from sgr_kit.types import FieldRule, Schema, Task
 
 #: Where the real release-format tasks live, beside the checkout (never copied into it).
 RELEASE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "release-format"
+#: Real tasks of the public release in its own format (``normalization``), beside the checkout.
+RELEASE_ORIGINAL_DIR = RELEASE_DIR.parent / "release-original"
 
 SEED = 20240611
 
@@ -179,3 +181,11 @@ def release_dir() -> Path:
     if not RELEASE_DIR.is_dir():
         pytest.skip("release-format fixtures absent: expected ../shared/fixtures/release-format beside the checkout")
     return RELEASE_DIR
+
+
+@pytest.fixture
+def original_dir() -> Path:
+    """Real tasks of the public release in its own format (``../shared/fixtures/release-original``); skips when absent."""
+    if not RELEASE_ORIGINAL_DIR.is_dir():
+        pytest.skip("release-original fixtures absent: expected ../shared/fixtures/release-original beside the checkout")
+    return RELEASE_ORIGINAL_DIR

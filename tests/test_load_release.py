@@ -268,3 +268,92 @@ def test_fixtures_round_trip_through_per_task_json_and_parquet(release_dir, tmp_
 def test_validate_reads_the_fixture_folder_cleanly(release_dir):
     report = validate(release_dir)
     assert report.ok and not (report.frame()["severity"] == "warning").any()
+
+
+# --- the public release as it is: its file set, its two languages, the Hub cache offline
+
+_REV = "0123456789abcdef0123456789abcdef01234567"
+
+
+def _zh(record: dict) -> dict:
+    # data_zh/: same id and identical oracle_answer; instruction and output_format translated
+    return {**record, "instruction": "中文：" + record["instruction"], "output_format": "格式：" + record["output_format"]}
+
+
+def _release_tree(root: Path, original: Path) -> Path:
+    """The release's file set built from the real released tasks (README of the fixtures)."""
+    records = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(original.glob("*.json"))}
+    for variant, ids in (("constraint", [i for i in records if not i.endswith("-g")]),
+                         ("goal", [i for i in records if i.endswith("-g")])):
+        write_jsonl(root / f"{variant}.jsonl", [records[i] for i in ids])
+        hf = [{**records[i], "metadata": json.dumps(records[i]["metadata"]), "rubric": json.dumps(records[i]["rubric"]),
+               "all_involved_urls": json.dumps([records[i]["start_url"]])} for i in ids]
+        write_jsonl(root / f"{variant}_hf.jsonl", hf)
+        for lang, make in (("data_en", dict), ("data_zh", _zh)):
+            folder = root / lang / variant
+            folder.mkdir(parents=True, exist_ok=True)
+            for i in ids:
+                (folder / f"{i}.json").write_text(json.dumps(make(records[i]), ensure_ascii=False), encoding="utf-8")
+    return root
+
+
+def _hub_cache(tmp_path: Path, original: Path) -> Path:
+    """A cache laid out as huggingface_hub lays it out: datasets--owner--name/{refs/main, snapshots/<rev>/...}."""
+    cache = tmp_path / "hub"
+    storage = cache / "datasets--PKUAIWeb--SGR-BENCH"
+    _release_tree(storage / "snapshots" / _REV, original)
+    (storage / "refs").mkdir(parents=True)
+    (storage / "refs" / "main").write_text(_REV, encoding="utf-8")
+    return cache
+
+
+def test_hub_dataset_offline_from_the_local_cache_reads_the_release_file_set(original_dir, tmp_path, monkeypatch):
+    import huggingface_hub.constants
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(_hub_cache(tmp_path, original_dir)))
+    monkeypatch.chdir(tmp_path)
+    tasks = load_tasks("PKUAIWeb/SGR-BENCH")
+    # constraint.jsonl, constraint_hf.jsonl (JSON-string metadata/rubric) and data_en/ are copies of one task each
+    assert list(tasks) == ["comptox_012", "comptox_012-g", "waterquality_004", "waterquality_004-g"]
+    assert tasks.pairs == (("comptox_012", "comptox_012-g"), ("waterquality_004", "waterquality_004-g"))
+    assert {t.language for t in tasks.values()} == {"en"}
+    assert any(f"snapshots/{_REV}" in n for n in tasks.notes)
+    assert any("data_zh: skipped" in n for n in tasks.notes)
+    assert tasks["comptox_012"].schema.row_key == ("generalPUCID", "familyPUCID", "typePUCID", "side")
+    # the same tasks as read from the released per-task files themselves
+    direct = load_tasks(original_dir)
+    assert {k: (t.reference, t.schema.columns) for k, t in tasks.items()} == {
+        k: (t.reference, t.schema.columns) for k, t in direct.items()}
+
+    chinese = load_tasks("PKUAIWeb/SGR-BENCH", language="zh")
+    assert list(chinese) == list(tasks) and {t.language for t in chinese.values()} == {"zh"}
+    assert chinese["comptox_012"].instruction.startswith("中文：")
+    assert chinese["comptox_012"].reference == tasks["comptox_012"].reference
+
+
+def test_hub_dataset_offline_without_the_cache_is_a_clear_error(tmp_path, monkeypatch):
+    import huggingface_hub.constants
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "empty"))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SgrKitError, match=r"offline mode \(HF_HUB_OFFLINE\) and the dataset is not in the local cache"):
+        load_tasks("PKUAIWeb/SGR-BENCH", language="zh")
+
+
+def test_release_folder_reads_either_language_never_both(original_dir, tmp_path):
+    root = _release_tree(tmp_path / "SGR-BENCH", original_dir)
+    english = load_tasks(root)
+    chinese = load_tasks(root, language="zh")
+    assert list(english) == list(chinese)
+    assert [t.language for t in chinese.values()] == ["zh"] * 4
+    assert all("data_zh" in t.source for t in chinese.values())
+    # a path below data_zh is Chinese whatever is asked
+    assert {t.language for t in load_tasks(root / "data_zh").values()} == {"zh"}
+    with pytest.raises(SgrKitError, match=r"tasks in en and zh were given together .* share task ids"):
+        load_tasks(root / "data_en", root / "data_zh")
+    with pytest.raises(SgrKitError, match=r"--language zh asks for the Chinese tasks, but there is no data_zh folder"):
+        load_tasks(root / "data_en", language="zh")
+    with pytest.raises(SgrKitError, match=r"language must be one of en, zh; found 'fr'"):
+        load_tasks(root, language="fr")

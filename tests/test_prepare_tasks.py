@@ -314,3 +314,128 @@ def test_an_unknown_task_id_is_a_key_error_naming_the_closest_ids(tmp_path):
         tasks["x"]
     assert "nvd_01" not in tasks and tasks.get("nvd_01") is None and tasks.get(["unhashable"]) is None
     assert isinstance(UnknownIdError("x"), SgrKitError)
+
+
+# --- the public release's own format: rubric.normalization (../shared/fixtures/release-original)
+
+
+def _original(original_dir: Path, task_id: str) -> dict:
+    return json.loads((original_dir / f"{task_id}.json").read_text(encoding="utf-8"))
+
+
+def test_every_released_task_loads_and_validates_cleanly(original_dir, release_dir):
+    for folder in (original_dir, release_dir):
+        report = validate(folder)
+        assert report.ok, report.text()
+        assert not [f for f in report.findings if f.severity == "warning"], report.text()
+    tasks = load_tasks(original_dir)
+    assert tasks.pairs == (("comptox_012", "comptox_012-g"), ("waterquality_004", "waterquality_004-g"))
+    comptox, water = tasks["comptox_012"], tasks["waterquality_004"]
+    # README: one line, records joined by ',', fields by '|', a 4-column dedup_key; 2 records
+    assert comptox.schema.columns == tuple(_original(original_dir, "comptox_012")["rubric"]["normalization"]["schema"])
+    assert comptox.schema.record_separator == "," and comptox.gold_rows == 2
+    assert comptox.schema.row_key == ("generalPUCID", "familyPUCID", "typePUCID", "side")
+    assert (comptox.schema.columns_from, comptox.schema.key_from) == ("rubric.normalization.schema",
+                                                                      "normalization.dedup_key")
+    # README: one record per line, no header, no key declared: the first column (HUC) is unique; 3 records
+    assert water.schema.record_separator is None and water.gold_rows == 3
+    assert water.schema.row_key == ("HUC",) and water.schema.key_from == "first column, unique in the reference"
+
+
+def test_released_prose_is_kept_on_the_task_and_never_applied(original_dir):
+    tasks = load_tasks(original_dir)
+    record = _original(original_dir, "waterquality_004")
+    prose = tasks["waterquality_004"].prose
+    assert prose["inclusion_conditions"] == record["rubric"]["inclusion_conditions"]
+    assert prose["exclusion_conditions"] == record["rubric"]["exclusion_conditions"]
+    assert prose["header_row"] == "omit the header row; emit data rows only"
+    assert prose["sorting_or_selection"] == "upstream to downstream along the mainstem"
+    assert prose["column_notes"]["common_start_year"] == "emit the maximum of the six per-group start years"
+    assert prose["state_conditions"] == record["metadata"]["State-Gated Retrieval"]
+    assert set(tasks["comptox_012"].prose["sorting_or_selection"]) == {"primary", "secondary", "tertiary"}
+    # the variants' prose differs (even in capitalisation): not a pairing problem
+    assert tasks["comptox_012"].prose["column_notes"]["side"] != tasks["comptox_012-g"].prose["column_notes"]["side"]
+    assert tasks["comptox_012-g"].base_id == "comptox_012"
+
+
+def test_validate_verbose_shows_schema_sources_and_prose(original_dir):
+    text = validate(original_dir).text(verbose=True)
+    assert "    columns (6, from rubric.normalization.schema): generalPUCID | familyPUCID | typePUCID" in text
+    assert "    row key (from normalization.dedup_key): generalPUCID, familyPUCID, typePUCID, side" in text
+    assert "    records: records on one line, joined by ','; fields joined by '|'" in text
+    assert "      header_row: omit the header row; emit data rows only" in text
+    assert "        common_start_year: emit the maximum of the six per-group start years" in text
+    assert "tasks in detail:" not in validate(original_dir).text()
+
+
+def _norm(schema, answer, **normalization) -> dict:
+    return {"task_id": "census_001", "domain": "CENSUS_GOV", "oracle_answer": answer,
+            "rubric": {"normalization": {"schema": schema, **normalization}}}
+
+
+def test_dedup_key_names_are_matched_tolerantly_and_checked(tmp_path):
+    rec = _norm(["accepted name", "year", "n"], "Boa|1990|3\nBoa|1991|4", dedup_key="(Accepted_Name, year)")
+    assert load_tasks(write_jsonl(tmp_path / "a.jsonl", [rec]))["census_001"].schema.row_key == ("accepted name", "year")
+    bad = _norm(["a", "b"], "x|1\ny|2", dedup_key="(a, county)")
+    with pytest.raises(SgrKitError, match=r"b\.jsonl:1: task census_001: normalization 'dedup_key' '\(a, county\)' "
+                                          r"names 'county', not among the schema's columns \(a, b\)"):
+        load_tasks(write_jsonl(tmp_path / "b.jsonl", [bad]))
+
+
+def test_key_inferred_as_the_shortest_unique_leading_run_and_said_in_validate(tmp_path):
+    # README: a genome task's reference has two rows whose first cell is api+buc
+    rec = _norm(["pair", "gene", "n"], "api+buc|K1|3\napi+buc|K2|4\nhsa|K1|5")
+    path = write_jsonl(tmp_path / "t.jsonl", [rec])
+    assert load_tasks(path)["census_001"].schema.row_key == ("pair", "gene")
+    text = validate(path).text()
+    assert ("no row key declared and the first column repeats in the reference; rows are keyed by the first 2 "
+            "columns: the shortest leading run unique in the reference (pair, gene)") in text
+
+
+def test_repeated_rows_under_every_candidate_key_are_an_error(tmp_path):
+    rec = _norm(["a", "b"], "x|1\nx|1")
+    with pytest.raises(SgrKitError, match=r"task census_001: no row key: the rubric declares none .* repeats a whole "
+                                          r"row \('x\|1'\) so no run of columns is unique"):
+        load_tasks(write_jsonl(tmp_path / "t.jsonl", [rec]))
+
+
+def test_a_schema_whose_width_disagrees_with_the_reference_is_an_error(tmp_path):
+    rec = _norm(["a", "b", "c"], "x|1\ny|2")
+    with pytest.raises(SgrKitError, match=r"task census_001: rubric\.normalization\.schema has 3 columns \(a, b, c\), "
+                                          r"but the reference's rows have 2 cells .* expected rows of 3 cells"):
+        load_tasks(write_jsonl(tmp_path / "t.jsonl", [rec]))
+
+
+def test_a_separator_splitting_the_reference_otherwise_than_its_width_warns(tmp_path):
+    # README: consumerfinance_012 holds 'TRANSUNION INTERMEDIATE HOLDINGS, INC.' in a one-line ','-joined answer
+    rec = {**_norm(["kind", "company", "n"], "Peak|TRANSUNION INTERMEDIATE HOLDINGS, INC.|9,Low|EQUIFAX, INC.|4",
+                   record_separator=","), "oracle_output_cardinality": 2}
+    with pytest.warns(UserWarning, match=r"task census_001: a plain split on the record separator ',' gives 4 records, "
+                                         r"but 2 records of 3 fields are read by the schema's width"):
+        task = load_tasks(write_jsonl(tmp_path / "t.jsonl", [rec]))["census_001"]
+    assert task.gold_rows == 2
+
+
+def test_composite_template_cell_is_split_when_the_schema_counts_its_parts(tmp_path):
+    # README: waterquality_002's format <County>:<MonitoringLocationIdentifier>|<common_start_year>|...
+    rec = {**_norm(["County", "MonitoringLocationIdentifier", "common_start_year"],
+                   "Hidalgo:TCEQMAIN-15808|1998,Cameron:TCEQMAIN-13177|1995", record_separator=","),
+           "output_format": "Output <County>:<MonitoringLocationIdentifier>|<common_start_year>, joined by commas."}
+    task = load_tasks(write_jsonl(tmp_path / "t.jsonl", [rec]))["census_001"]
+    assert task.schema.composite == ((0, ":", 2),) and task.gold_rows == 2
+
+
+def test_columns_from_a_placeholder_template_without_normalization(tmp_path):
+    rec = {"task_id": "nvd_001", "domain": "NVD", "oracle_answer": "CVE-1|9.8\nCVE-2|7.5",
+           "output_format": "each row formatted as <cve id>|<base score>."}
+    task = load_tasks(write_jsonl(tmp_path / "t.jsonl", [rec]))["nvd_001"]
+    assert task.schema.columns == ("cve id", "base score")
+    assert task.schema.columns_from == "the <placeholder> template in output_format"
+
+
+def test_a_header_in_the_tasks_own_spelling_is_a_header(tmp_path):
+    # README: the header in the task's own spelling ('arXiv ID|term family|...') above normalization.schema names
+    rec = {**_norm(["arxiv_id", "term_family"], "arXiv ID|term family\n2101.1|x\n2101.2|y"),
+           "oracle_output_cardinality": 2}
+    task = load_tasks(write_jsonl(tmp_path / "t.jsonl", [rec]))["census_001"]
+    assert task.gold_rows == 2 and task.schema.header_names == ("arXiv ID", "term family")

@@ -3,7 +3,9 @@
 Formats, detected from the path:
 
 - ``*.jsonl``: one object per line with ``system``, ``task_id``, ``answer`` and optionally
-  ``repeat`` (an integer >= 0 or a string of digits; default 0). ``answer`` is a string, or:
+  ``repeat`` (an integer >= 0 or a string of digits; default 0) and ``language`` (``en``, the
+  default, or ``zh``: the release translation the answer was given in, scored against the tasks
+  of that language). ``answer`` is a string, or:
 
   - ``null``: no answer, the task stays *missing* for that system (a note per file says how
     many answers were null and where the first is);
@@ -11,7 +13,8 @@ Formats, detected from the path:
     text exactly as written in the file (numbers keep their spelling, ``8.40`` stays ``8.40``),
     which the ``paper`` profile reads as a JSON table; a note per file says how many and where
     the first is. ``true`` and ``false`` are refused (file:line): they are no answer text;
-- ``*.csv``: a header naming the same columns (``repeat`` optional, an empty cell is 0); quoted
+- ``*.csv``: a header naming the same columns (``repeat`` and ``language`` optional, an empty cell is 0
+  and ``en``); quoted
   answers may span lines, and locations give the line where the record starts. An empty
   ``answer`` cell is an empty answer (scored ``empty``), not a missing one;
 - a folder: ``<system>/<task_id>.<md|txt|json>`` or ``<system>/<task_id>/<repeat>.<md|txt|json>``,
@@ -41,7 +44,7 @@ from typing import Any, Iterable, Iterator
 
 from ..errors import SgrKitError, closest, where
 from ..types import Answer
-from .release import Finding, as_source_list, json_error, jsonl_lines, read_text, valid_unicode
+from .release import LANGUAGES, Finding, as_source_list, json_error, jsonl_lines, read_text, valid_unicode
 
 __all__ = ["RunSet", "load_runs", "read_runs", "ANSWER_SUFFIXES"]
 
@@ -60,15 +63,40 @@ class RunSet(list):
         whose every answer was ``null``.
     nulls : tuple of (system, task_id, repeat, source)
         Entries given with a ``null`` answer (left out of the list: scored as missing).
+    null_languages : tuple of str
+        The language each of ``nulls`` names.
     notes : tuple of str
         What was done with answers that were not strings (one note per file and kind).
     """
 
-    def __init__(self, answers: Iterable[Answer] = (), *, systems=(), nulls=(), notes=()) -> None:
+    def __init__(self, answers: Iterable[Answer] = (), *, systems=(), nulls=(), notes=(), null_languages=None) -> None:
         super().__init__(answers)
         self.systems: tuple[str, ...] = tuple(systems)
-        self.nulls: tuple[tuple[str, str, int, str], ...] = tuple(nulls)
+        self.nulls: tuple[tuple[str, str, int, str], ...] = tuple(tuple(n[:4]) for n in nulls)
+        self.null_languages: tuple[str, ...] = (
+            tuple(null_languages) if null_languages is not None else tuple(n[4] if len(n) > 4 else "en" for n in nulls)
+        )
         self.notes: tuple[str, ...] = tuple(notes)
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The languages the answers (and null entries) name, English first."""
+        named = {a.language for a in self} | set(self.null_languages)
+        return tuple(lang for lang in LANGUAGES if lang in named)
+
+    def for_language(self, language: str) -> "RunSet":
+        """The answers (and null entries) of one language, with every system kept."""
+        nulls = [(n, lang) for n, lang in zip(self.nulls, self.null_languages) if lang == language]
+        return RunSet([a for a in self if a.language == language], systems=self.systems, notes=self.notes,
+                      nulls=[n for n, _ in nulls], null_languages=[lang for _, lang in nulls])  # fmt: skip
+
+
+def _language(value: Any, *, loc: str) -> str:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return LANGUAGES[0]
+    if not isinstance(value, str) or value.strip().lower() not in LANGUAGES:
+        raise SgrKitError(f"{loc}: language should be one of {', '.join(LANGUAGES)}; found {value!r}")
+    return value.strip().lower()
 
 
 def _repeat(value: Any, *, loc: str) -> int:
@@ -154,7 +182,7 @@ class _Collector:
             f"object or number (scored as its JSON text)"
         )
 
-    def add(self, system: Any, task_id: Any, repeat: int, text: str | None, loc: str) -> None:
+    def add(self, system: Any, task_id: Any, repeat: int, text: str | None, loc: str, language: str = "en") -> None:
         system = str(system).strip() if isinstance(system, (str, int)) else ""
         if not system:
             raise SgrKitError(f"{loc}: system name is empty; every answer needs a system")
@@ -169,11 +197,11 @@ class _Collector:
                 raise SgrKitError(message)
             self.findings.append(Finding("error", task_id, "unknown_task", message))
             return
-        key = (system, task_id, repeat)
+        key = (system, task_id, repeat, language)
         if key in self.seen:
             message = (
-                f"{loc}: duplicate answer for system {system!r}, task {task_id}, repeat {repeat} "
-                f"(first at {self.seen[key]})"
+                f"{loc}: duplicate answer for system {system!r}, task {task_id}, repeat {repeat}"
+                f"{'' if language == 'en' else f', language {language}'} (first at {self.seen[key]})"
             )
             if self.findings is None:
                 raise SgrKitError(message)
@@ -182,7 +210,7 @@ class _Collector:
         self.seen[key] = loc
         self.systems.setdefault(system)
         if text is None:
-            self.nulls.append((system, task_id, repeat, loc))
+            self.nulls.append((system, task_id, repeat, loc, language))
             return
         if self.findings is not None and not text.strip():
             self.findings.append(Finding(
@@ -190,7 +218,8 @@ class _Collector:
                 f"{loc}: the answer of system {system!r} to task {task_id} (repeat {repeat}) is empty; "
                 f"it will be scored 'empty' (zero on every metric)",
             ))
-        self.answers.append(Answer(system=system, task_id=task_id, repeat=repeat, text=text, source=loc))
+        self.answers.append(Answer(system=system, task_id=task_id, repeat=repeat, text=text, source=loc,
+                                   language=language))
 
     def notes(self) -> list[str]:
         """One note per file for null answers and for answers that were not strings."""
@@ -237,7 +266,8 @@ def _jsonl(path: Path, out: _Collector) -> None:
             value = entry["answer"]
             raw = None if value is None or isinstance(value, str) else valid_unicode(raw_member(line, "answer"))[0]
             out.add(entry["system"], entry["task_id"], _repeat(entry.get("repeat"), loc=loc),
-                    out.text(value, raw=raw, path=path, loc=loc), loc)  # fmt: skip
+                    out.text(value, raw=raw, path=path, loc=loc), loc,
+                    _language(entry.get("language"), loc=loc))  # fmt: skip
 
 
 def _csv(path: Path, out: _Collector) -> None:
@@ -266,7 +296,7 @@ def _csv(path: Path, out: _Collector) -> None:
                             f"an empty answer is written as an empty quoted cell \"\""
                         )
                     out.add(row["system"], row["task_id"], _repeat(row.get("repeat"), loc=loc),
-                            row["answer"] or "", loc)  # fmt: skip
+                            row["answer"] or "", loc, _language(row.get("language"), loc=loc))  # fmt: skip
                 start = reader.line_num + 1
         except csv.Error as exc:
             raise SgrKitError(f"{where(path, start)}: not valid CSV ({exc})") from None

@@ -19,9 +19,9 @@ from typing import Mapping
 import pandas as pd
 
 from ..errors import SgrKitError, where
-from ..schema import METRICS, REQUIRED_SCORE_COLUMNS, STATUSES, VARIANTS
+from ..schema import LANGUAGES, METRICS, REQUIRED_SCORE_COLUMNS, STATUSES, TEXT_DTYPE, VARIANTS
 
-__all__ = ["load_scores", "read_table"]
+__all__ = ["by_language", "load_scores", "read_table"]
 
 _SHOWN = 60
 
@@ -198,7 +198,7 @@ def load_scores(path: str | os.PathLike) -> pd.DataFrame:
     -------
     DataFrame
         As written; ``reason`` stays text, ``synthetic`` boolean, metrics float and
-        ``repeat`` integer.
+        ``repeat`` integer; ``language`` is ``"en"`` where the file has no such column.
 
     Raises
     ------
@@ -232,4 +232,44 @@ def load_scores(path: str | os.PathLike) -> pd.DataFrame:
         raise SgrKitError(
             f"scores file {p}: missing column(s) {', '.join(missing)}; expected a table written by `sgr-kit score`"
         )
-    return _check_values(frame, p, lines)
+    frame = _check_values(frame, p, lines)
+    if "language" not in frame.columns:  # written before scores carried a language: the English release
+        frame["language"] = LANGUAGES[0]
+    else:
+        text = frame["language"].astype("string").fillna(LANGUAGES[0]).str.strip().str.lower()
+        bad = ~text.isin(LANGUAGES)
+        if bad.any():
+            i = int(bad.to_numpy().nonzero()[0][0])
+            raise SgrKitError(
+                f"{_row(lines, i, p)}: column 'language' holds {str(frame['language'].iloc[i])[:_SHOWN]!r}; "
+                f"expected one of {', '.join(LANGUAGES)}"
+            )
+        frame["language"] = text.astype(str).astype(TEXT_DTYPE)
+    return frame
+
+
+def by_language(
+    scores: pd.DataFrame, cells: pd.DataFrame | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """The scores (and cells) with each system labelled by its language when both languages are present.
+
+    With one language (or no ``language`` column) the tables are returned as they are. With
+    ``en`` and ``zh``, ``system`` becomes ``"<system> [en]"`` / ``"<system> [zh]"`` in both
+    tables (cells without a ``language`` column are English), so that the two languages' answers
+    to the same task ids are never averaged, paired or shown together as one system's.
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"system": ["a", "a"], "task_id": ["t1", "t1"], "language": ["en", "zh"]})
+    >>> by_language(s)[0]["system"].tolist()
+    ['a [en]', 'a [zh]']
+    >>> by_language(s.iloc[:1])[0]["system"].tolist()
+    ['a']
+    """
+    if "language" not in scores.columns or scores["language"].nunique() < 2:
+        return scores, cells
+    scores = scores.assign(system=scores["system"].astype(str) + " [" + scores["language"].astype(str) + "]")
+    if cells is not None:
+        language = cells["language"].fillna("en") if "language" in cells.columns else "en"
+        cells = cells.assign(system=cells["system"].astype(str) + " [" + language.astype(str) + "]")
+    return scores, cells

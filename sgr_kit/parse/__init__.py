@@ -23,7 +23,7 @@ from ..schema import check_profile
 from ..types import ParsedTable, Schema
 from .strict import parse_strict
 
-__all__ = ["parse_answer", "parse_strict", "written_schema"]
+__all__ = ["parse_answer", "parse_reference", "parse_strict", "written_schema"]
 
 
 def _paper_parser():
@@ -66,6 +66,35 @@ def parse_answer(text: str, schema: Schema, *, profile: str = "paper") -> Parsed
     if schema.composite:
         return _expand(_parse(text, written_schema(schema), profile), schema)
     return _parse(text, schema, profile)
+
+
+def parse_reference(text: str, schema: Schema, *, profile: str = "paper") -> ParsedTable:
+    """Parse a task's reference answer: as an answer, records on one line read by width.
+
+    The reference is parsed by the same routine as the answers (:func:`parse_answer`). One
+    exception, in the ``strict`` profile: when records share a line (``,`` or ``;``) and the
+    benchmark scorer's plain split on the separator breaks records whose cells hold it
+    (``TRANSUNION INTERMEDIATE HOLDINGS, INC.``), the reference's rows are those read by the
+    schema's width (the ``paper`` reading) whenever that reading gives rows of exactly the
+    schema's width; otherwise the reference could not be scored at all (its keys would repeat).
+    Answers are still split plainly under ``strict``.
+
+    Examples
+    --------
+    >>> schema = Schema(("name", "n"), ("name",), record_separator=",")
+    >>> parse_reference("Acme, Inc.|3,Beta|4", schema, profile="strict").rows
+    (('Acme, Inc.', '3'), ('Beta', '4'))
+    >>> parse_answer("Acme, Inc.|3,Beta|4", schema, profile="strict").rows
+    (('Inc.', '3'), ('Beta', '4'))
+    """
+    parsed = parse_answer(text, schema, profile=profile)
+    if profile != "strict" or not schema.record_separator or parsed.status != "parsed" or not parsed.issues:
+        return parsed
+    by_width = parse_answer(text, schema, profile="paper")
+    k = len(schema.columns)
+    if by_width.status == "parsed" and all(len(r) == k for r in by_width.rows):
+        return by_width
+    return parsed
 
 
 def _parse(text: str, schema: Schema, profile: str) -> ParsedTable:

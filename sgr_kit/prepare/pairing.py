@@ -10,10 +10,12 @@ recorded as a :class:`PairingDecision`:
     must be constraint tasks, and a constraint task can only be its own base;
 ``suffix``
     the task ``X`` exists and has the same reference (compared as canonical tables: strict
-    parsing and strict canonicalization) and the same schema (columns and row key);
+    parsing and strict canonicalization) and the same schema (columns, row key and record
+    separator); prose (instructions, conditions, notes, even their capitalisation) may differ;
 ``same_reference``
     otherwise, exactly one other constraint task of the same domain has that reference and
-    schema: pair with it, with a warning;
+    schema: pair with it, with a warning saying which base the id suggests (the release's
+    crossed pairs: ``genome_003`` shares its reference with ``genome_004-g``);
 ``suffix_mismatch``
     otherwise ``X`` exists: pair with it anyway, with a warning saying what differs;
 ``unpaired``
@@ -118,6 +120,8 @@ def _differences(a: Task, b: Task, canon: Mapping[str, tuple]) -> list[str]:
         out.append("columns differ")
     elif a.schema.row_key != b.schema.row_key:
         out.append(f"row keys differ ({'|'.join(a.schema.row_key)} vs {'|'.join(b.schema.row_key)})")
+    if a.schema.record_separator != b.schema.record_separator:
+        out.append(f"record separators differ ({a.schema.record_separator!r} vs {b.schema.record_separator!r})")
     if canon[a.task_id] != canon[b.task_id]:
         first = first_difference(canon[a.task_id], canon[b.task_id], a.schema.columns)
         out.append(f"reference tables differ ({a.gold_rows} vs {b.gold_rows} rows; {first})")
@@ -285,7 +289,8 @@ def assign_bases(
             if len(same) == 1:
                 why = (f"{partner_id} differs: {', '.join(_differences(task, partner, canon))}"
                        if partner is not None else f"no task {partner_id}")
-                detail = f"{why}; {same[0].task_id} has the same reference"
+                crossed = f" (a crossed pair: the id suggests {partner_id}; scored with {same[0].task_id})"
+                detail = f"{why}; {same[0].task_id} has the same reference{crossed if partner is not None else ''}"
                 decision = PairingDecision(tid, same[0].task_id, "same_reference", detail)
             elif partner is not None:
                 why = ", ".join(_differences(task, partner, canon))

@@ -57,7 +57,7 @@ import pandas as pd
 
 from ..errors import SgrKitError, UnknownIdError, closest
 from ..load.release import Finding, Record, as_source_list, read_sources
-from ..parse import parse_answer
+from ..parse import parse_answer, parse_reference
 from ..parse.blocks import normalize_name
 from ..parse.cells import RECORD_SEPARATORS, clean_cell
 from ..taxonomy import OTHER, cardinality_bin, classify_domain
@@ -89,6 +89,11 @@ def _pipe_cells(line: str) -> list[str]:
     body = body[1:] if body.startswith("|") else body
     body = body[:-1] if body.endswith("|") else body
     return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", body)]
+
+
+def _plain_records(reference: str, separator: str) -> int:
+    """Records of a reference split plainly on the separator (the strict profile's reading)."""
+    return len([p for p in "\n".join(reference.split(separator)).splitlines() if p.strip()])
 
 
 def _records_of(reference: str, separator: str | None) -> list[str]:
@@ -378,11 +383,7 @@ def _choose_key(reference: str, schema: Schema, *, loc: str) -> tuple[tuple[str,
 
 
 def read_reference(reference: str, schema: Schema) -> ParsedTable:
-    """The reference parsed as the scorer reads it, records on one line split by width.
-
-    The strict parser first (the benchmark's own); when records share a line and a plain
-    split on the separator breaks records whose cells hold it (``HOLDINGS, INC.``), the rows
-    are read by the schema's width instead (the ``paper`` profile's reading).
+    """The reference parsed as the scorer reads it (see :func:`sgr_kit.parse.parse_reference`).
 
     Examples
     --------
@@ -390,13 +391,7 @@ def read_reference(reference: str, schema: Schema) -> ParsedTable:
     >>> read_reference("Acme, Inc.|3,Beta|4", schema).rows
     (('Acme, Inc.', '3'), ('Beta', '4'))
     """
-    parsed = parse_answer(reference, schema, profile="strict")
-    if schema.record_separator and parsed.status == "parsed" and parsed.issues:
-        by_width = parse_answer(reference, schema, profile="paper")
-        k = len(schema.columns)
-        if by_width.status == "parsed" and all(len(r) == k for r in by_width.rows):
-            return by_width
-    return parsed
+    return parse_reference(reference, schema, profile="strict")
 
 
 def build_schema(
@@ -461,7 +456,7 @@ def build_schema(
         first = _pipe_cells(records[0]) if records and "|" in records[0] else []
         if (
             len(first) == len(columns)
-            and [name_key(clean_cell(c)) for c in first] != [name_key(c) for c in columns]
+            and [clean_cell(c).casefold() for c in first] != [c.casefold() for c in columns]
             and _spelled_header(first, columns, output_format, cardinality, len(records))
         ):
             header_names = tuple(clean_cell(c) for c in first)
@@ -615,6 +610,15 @@ def build_task(
             message = f"{loc}: the reference answer is empty ({parsed.reason})"
             findings.append(Finding("warning", tid, "cardinality", message))
         findings += [Finding("warning", tid, "schema", f"{loc}: reference {issue}") for issue in parsed.issues]
+        plain = schema.record_separator and _plain_records(reference, schema.record_separator)
+        if plain and plain != gold_rows:
+            findings.append(Finding(
+                "warning", tid, "separator",
+                f"{loc}: a plain split on the record separator {schema.record_separator!r} gives {plain} records, "
+                f"but {gold_rows} records of {len(schema.columns)} fields are read by the schema's width (cells hold "
+                f"the separator; oracle_output_cardinality: {stated if stated is not None else 'not given'}); the "
+                f"paper profile reads by width, the strict profile splits plainly as the benchmark's scorer does",
+            ))
         if stated is not None and stated != gold_rows:
             header = (
                 f" (its first line {'|'.join(parsed.header)!r} was read as the header)"

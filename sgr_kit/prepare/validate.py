@@ -24,6 +24,7 @@ from ..schema import PROFILES
 from ..score import prepare_task
 from ..taxonomy import BINS
 from ..types import Task
+from .release import release_check
 from .tasks import collect
 
 __all__ = ["ValidationReport", "validate"]
@@ -55,6 +56,7 @@ class ValidationReport:
     sources: tuple[str, ...]
     runs: Any = None
     run_sources: tuple[str, ...] = ()
+    release: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -65,8 +67,12 @@ class ValidationReport:
         """One row per finding: ``severity, task_id, kind, message``."""
         return pd.DataFrame([dataclasses.astuple(f) for f in self.findings], columns=_REPORT_COLUMNS, dtype=object)
 
-    def text(self) -> str:
-        """A human-readable report (the output of ``sgr-kit validate``)."""
+    def text(self, *, verbose: bool = False) -> str:
+        """A human-readable report (the output of ``sgr-kit validate``).
+
+        With ``verbose``, every task's schema is shown with where it came from (columns, row key,
+        separators) and the prose the task carries (conditions, notes, state conditions).
+        """
         tasks = self.tasks
         n_goal = sum(t.variant == "goal" for t in tasks.values())
         bins: dict[str, int] = {}
@@ -78,6 +84,12 @@ class ValidationReport:
         ]
         if bins:
             lines.append("  cardinality bins: " + ", ".join(f"{b}: {bins[b]}" for b in BINS if b in bins))
+        languages = sorted({t.language for t in tasks.values()})
+        if languages:
+            lines.append(f"  language: {', '.join(languages)}")
+        lines += list(self.release)
+        if verbose:
+            lines += _task_lines(tasks)
         if tasks.decisions:
             lines.append("pairing decisions:")
             lines += [f"  {d.task_id} -> {d.base_id} [{d.rule}] {d.detail}" for d in tasks.decisions]
@@ -126,8 +138,48 @@ class ValidationReport:
         return lines
 
 
+def _prose_lines(value: Any, indent: str) -> list[str]:
+    if isinstance(value, Mapping):
+        out = []
+        for key, item in value.items():
+            if isinstance(item, (Mapping, list)):
+                out.append(f"{indent}{key}:")
+                out += _prose_lines(item, indent + "  ")
+            else:
+                out.append(f"{indent}{key}: {item}")
+        return out
+    if isinstance(value, list):
+        return [f"{indent}- {item}" for item in value]
+    return [f"{indent}{value}"]
+
+
+def _task_lines(tasks: Mapping[str, Task]) -> list[str]:
+    """Every task's schema, with where each part came from, and its prose (``validate --verbose``)."""
+    lines = ["tasks in detail:"]
+    for task in tasks.values():
+        s = task.schema
+        separator = {None: "one record per line"}.get(s.record_separator, f"records on one line, joined by "
+                                                                          f"{s.record_separator!r}")
+        lines += [
+            f"  {task.task_id} ({task.domain}, {task.variant}, base {task.base_id}, {task.gold_rows} rows, "
+            f"language {task.language}): {task.source}",
+            f"    columns ({len(s.columns)}, from {s.columns_from}): {' | '.join(s.columns)}",
+            f"    row key (from {s.key_from}): {', '.join(s.row_key)}",
+            f"    records: {separator}; fields joined by '|'",
+        ]
+        if s.header_names:
+            lines.append(f"    the reference's header spells them: {' | '.join(s.header_names)}")
+        for position, joiner, n in s.composite:
+            lines.append(f"    written as one cell joined by {joiner!r}: {', '.join(s.columns[position:position + n])}")
+        if task.prose:
+            lines.append("    prose (shown, never applied as a rule):")
+            lines += _prose_lines(dict(task.prose), "      ")
+    return lines
+
+
 def validate(
-    source: Any, *more_sources: Any, pairing: Any = None, strict_pairing: bool = False, runs: Any = None
+    source: Any, *more_sources: Any, pairing: Any = None, strict_pairing: bool = False, runs: Any = None,
+    language: str = "en",
 ) -> ValidationReport:
     """Check task files and report every problem, without stopping at the first one.
 
@@ -146,6 +198,8 @@ def validate(
         Report pairing warnings as errors (as :func:`sgr_kit.prepare.load_tasks` does with it).
     runs : path or list of paths, optional
         Answers to check against the tasks that could be built, without scoring them.
+    language : {"en", "zh"}, default "en"
+        Which translation to read (see :func:`sgr_kit.prepare.load_tasks`).
 
     Returns
     -------
@@ -162,18 +216,22 @@ def validate(
     >>> report.ok
     False
     >>> report.frame()[["severity", "kind"]].values.tolist()
-    [['error', 'read'], ['info', 'unpaired']]
+    [['error', 'read'], ['info', 'unpaired'], ['info', 'release']]
     """
     sources = as_source_list(source, *more_sources)
-    taskset, findings = collect(sources, pairing=pairing, strict_pairing=strict_pairing, allow_invalid=False)
+    taskset, findings = collect(sources, pairing=pairing, strict_pairing=strict_pairing, allow_invalid=False,
+                                language=language)
     failed = {f.task_id for f in findings if f.severity == "error"}
     findings += _scoring_findings({k: t for k, t in taskset.items() if k not in failed})
+    release, more = release_check(taskset)
+    findings += more
     run_set, run_sources = None, ()
     if runs:
         run_sources = tuple(str(s) for s in as_source_list(runs))
         run_set, more = read_runs(runs, tasks=taskset)
         findings += more
-    return ValidationReport(tuple(findings), taskset, tuple(str(s) for s in sources), run_set, run_sources)
+    return ValidationReport(tuple(findings), taskset, tuple(str(s) for s in sources), run_set, run_sources,
+                            tuple(release))
 
 
 def _scoring_findings(tasks: Mapping[str, Task]) -> list[Finding]:

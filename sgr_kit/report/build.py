@@ -397,6 +397,7 @@ def build_report(
         task or run files.
     """
     from ..pipeline import load_inputs, score_files
+    from ..prepare.release import task_fingerprint
     from ..reference import audit
     from .index import write_index
     from .summary import format_summary
@@ -441,9 +442,12 @@ def build_report(
             shutil.copyfile(previous[0], building / "scores.csv")
             shutil.copyfile(previous[1], building / "cells.parquet")
             say("scores: reused from the previous report (same inputs, profile and version)")
+            fingerprint = json.loads((out / "provenance.json").read_text(encoding="utf-8"))["scoring"].get(
+                "tasks_fingerprint", "")
         else:
-            _, _, (scores, cells) = score_files(tasks, runs, profile=profile, rules=rules, pairing=pairing,
-                                                strict_pairing=strict_pairing, progress=progress)
+            task_set, _, (scores, cells) = score_files(tasks, runs, profile=profile, rules=rules, pairing=pairing,
+                                                       strict_pairing=strict_pairing, progress=progress)
+            fingerprint = task_fingerprint(task_set)
             write_table(scores, building / "scores.csv")
             write_table(cells, building / "cells.parquet")
             say(f"scores: {len(scores)} answers scored in {time.perf_counter() - start:.1f} s")
@@ -469,6 +473,7 @@ def build_report(
             "libraries": _versions(), "command": command,
             "inputs": inputs,
             "scoring": {"profile": profile, "strict_pairing": strict_pairing, "key": key,
+                        "tasks_fingerprint": fingerprint,
                         "reused": previous is not None, "seconds": round(scoring_seconds, 3)},
             "parameters": {k: v for k, v in given.items() if k not in ("output_dir",)},
             "notebooks": [{"name": r.name, "status": "ok" if r.ok else "failed", "seconds": round(r.seconds, 3),

@@ -7,6 +7,7 @@ The page is plain HTML with inline CSS: it loads nothing from outside the report
 from __future__ import annotations
 
 import html
+import json
 from pathlib import Path
 from typing import Sequence
 
@@ -89,6 +90,14 @@ def _headline_html(table: pd.DataFrame) -> str:
     return f"<table>{head}{''.join(rows)}</table>"
 
 
+def _tasks_fingerprint(folder: Path) -> str:
+    """The task-set fingerprint recorded in the report's ``provenance.json`` (``""`` when absent)."""
+    try:
+        return str(json.loads((folder / "provenance.json").read_text(encoding="utf-8"))["scoring"]["tasks_fingerprint"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+
+
 def write_index(
     folder: Path,
     inputs: Inputs,
@@ -113,6 +122,10 @@ def write_index(
              "<h1>SGR-Bench report</h1>",
              f"<p class='muted'>{len(inputs.scores)} answers of {inputs.scores['system'].nunique()} systems on "
              f"{inputs.scores['task_id'].nunique()} tasks; failure policy '{e(failure_policy)}'.</p>"]
+    fingerprint = _tasks_fingerprint(folder)
+    if fingerprint:
+        parts.append(f"<p class='muted'>Task set fingerprint (SHA-256 of the tasks' scored content; two reports "
+                     f"with the same one scored the same tasks): <code>{e(fingerprint)}</code></p>")
     if inputs.synthetic:
         parts.append(f"<p class='synthetic'>{e(SYNTHETIC_NOTE)}</p>")
     failed = [r for r in runs if not r.ok]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..aggregate import system_means
+from ..aggregate import by_language, system_means
 from .. import reference
 from ..schema import METRIC_LABELS, METRICS, STATUSES, SYNTHETIC_NOTE, is_synthetic
 
@@ -76,8 +76,10 @@ def format_summary(
 
     With ``ci=True`` each mean is followed by its 95% bootstrap interval over base problems
     (:func:`sgr_kit.stats.bootstrap_means`, ``n_boot`` resamples, ``seed``). The system
-    column is as wide as the longest system name.
+    column is as wide as the longest system name. A table holding both languages shows each
+    system once per language (:func:`sgr_kit.aggregate.by_language`).
     """
+    scores, _ = by_language(scores)
     table = summary_table(scores, failure_policy=failure_policy)
     intervals = None
     if ci:

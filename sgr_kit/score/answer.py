@@ -49,7 +49,7 @@ from ..canonicalize.strict import DECIMAL_CONTEXT
 from ..errors import SgrKitError
 from ..schema import VERDICTS, check_profile
 from ..metrics import item_f1, ordered_pairs, poa, row_f1
-from ..parse import parse_answer
+from ..parse import parse_answer, parse_reference
 from ..types import Answer, ParsedTable, Schema, Task
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -299,7 +299,7 @@ def prepare_task(task: Task, *, profile: str = "paper", rules: Rules | None = No
             f"{where}: row_key must name one or more schema columns ({', '.join(schema.columns)}); "
             f"found {list(schema.row_key)}"
         )
-    reference = parse_answer(task.reference, schema, profile=profile)
+    reference = parse_reference(task.reference, schema, profile=profile)
     if reference.status != "parsed":
         raise SgrKitError(
             f"{where}: the reference answer must have at least one data row under profile {profile!r}; "

@@ -22,7 +22,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-import warnings
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import replace
@@ -33,8 +32,8 @@ import pyarrow as pa
 from ..errors import SgrKitError
 from ..schema import check_profile
 from ..types import Answer, Task
-from .answer import PreparedTask, missing_result, prepare_task, score_answer
-from .runs import CellColumns, ScoredAnswer, WorkItem, cells_frame, plan_work, score_row
+from .answer import PreparedTask, prepare_task
+from .runs import CellColumns, WorkItem, cells_frame, plan_work, score_items, score_row
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..rules import Rules
@@ -103,20 +102,9 @@ def _score_items(
 ) -> ScoredBatch:  # fmt: skip
     rows: list[tuple] = []
     cells = CellColumns() if with_cells else None
-    answered = 0
-    for system, task_id, repeat, answer in items:
-        task = tasks[task_id]
-        ready = prepared.get(task_id)
-        if ready is None:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # shown once, by the parent
-                ready = prepared[task_id] = prepare_task(task, profile=profile, rules=rules)
-        if answer is None:
-            result = missing_result(ready)
-        else:
-            result = score_answer(ready, answer)
-            answered += 1
-        scored = ScoredAnswer(system, repeat, task, result)
+    items = list(items)
+    answered = sum(item[3] is not None for item in items)
+    for scored in score_items(tasks, prepared, items, profile=profile, rules=rules, quiet=True):
         rows.append(score_row(scored))
         if cells is not None:
             cells.add(scored)
@@ -164,7 +152,7 @@ def _portable(task: Task) -> Task:
     """The task with plain dicts for its read-only mappings, so that it can be sent to a worker."""
     fields = {c: replace(r, aliases=dict(r.aliases), units=dict(r.units)) for c, r in task.schema.fields.items()}
     return replace(task, schema=replace(task.schema, fields=fields), metadata=dict(task.metadata),
-                   rubric=dict(task.rubric))  # fmt: skip
+                   rubric=dict(task.rubric), prose=dict(task.prose))  # fmt: skip
 
 
 def _payload(item: WorkItem) -> tuple:

@@ -8,6 +8,7 @@ also returns every cell's record (:func:`cells_frame`). Each task is prepared on
 
 from __future__ import annotations
 
+import warnings
 from operator import itemgetter
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, NamedTuple
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..rules import Rules
 
 __all__ = ["ScoredAnswer", "ScoredRuns", "WorkItem", "score_all", "scores_frame", "cells_frame", "score_runs",
-           "score_with_cells", "plan_work", "score_row", "rows_frame", "CellColumns"]
+           "score_with_cells", "plan_work", "score_row", "rows_frame", "CellColumns", "score_items"]
 
 
 class ScoredAnswer(NamedTuple):
@@ -86,6 +87,12 @@ def _check_runs(
             raise SgrKitError(f"runs: expected Answer objects, found {type(answer).__name__}")
         if answer.task_id not in by_id:
             raise SgrKitError(f"{answer_label(answer)}: unknown task id {answer.task_id!r}; it is not among the tasks")
+        if answer.language != by_id[answer.task_id].language:
+            raise SgrKitError(
+                f"{answer_label(answer)}: the answer names language {answer.language!r}, but task "
+                f"{answer.task_id} was loaded in {by_id[answer.task_id].language!r}; a run is scored against the "
+                f"tasks of its own language (load them with language={answer.language!r})"
+            )
         ident = (answer.system, answer.task_id, answer.repeat)
         if ident in seen:
             raise SgrKitError(
@@ -98,7 +105,7 @@ def _check_runs(
     total = len(seen)
     # Null answers (kept by the loader's RunSet) are `missing` at their repeat, and a
     # system whose every answer was null still gets a `missing` row for every task.
-    for system, task_id, repeat, _source in getattr(runs, "nulls", ()):
+    for system, task_id, repeat, *_ in getattr(runs, "nulls", ()):
         systems.setdefault(system)
         if task_id in by_id and (system, task_id, repeat) not in seen:
             by_pair.setdefault((system, task_id), []).append((repeat, None))
@@ -147,6 +154,50 @@ def plan_work(
     return by_id, items, total
 
 
+def score_items(
+    tasks: Mapping[str, Task],
+    prepared: dict[str, PreparedTask],
+    items: Iterable[WorkItem | tuple],
+    *,
+    profile: str,
+    rules: Rules | None,
+    quiet: bool = False,
+) -> Iterator[ScoredAnswer]:
+    """The one scoring loop: score ``(system, task_id, repeat, answer)`` items in order.
+
+    Used by :func:`score_all` / :func:`score_runs` here and by the batches of
+    :func:`sgr_kit.score.parallel.score_batches` (in this process or a worker). Each task is
+    prepared once, into ``prepared`` (shared across calls); an item without an answer is
+    ``missing``.
+
+    Parameters
+    ----------
+    tasks : mapping of task_id to Task
+    prepared : dict of task_id to PreparedTask
+        Filled as tasks are first met.
+    items : iterable of WorkItem or (system, task_id, repeat, answer) tuples
+    profile : {"paper", "strict"}
+    rules : Rules, optional
+    quiet : bool, default False
+        Silence the warnings of preparing a task (shown once elsewhere, e.g. by the parent of
+        worker processes).
+
+    Yields
+    ------
+    ScoredAnswer
+    """
+    for system, task_id, repeat, answer in items:
+        task = tasks[task_id]
+        ready = prepared.get(task_id)
+        if ready is None:
+            with warnings.catch_warnings():
+                if quiet:
+                    warnings.simplefilter("ignore")
+                ready = prepared[task_id] = prepare_task(task, profile=profile, rules=rules)
+        result = missing_result(ready) if answer is None else score_answer(ready, answer)
+        yield ScoredAnswer(system, repeat, task, result)
+
+
 def _iter_scored(
     tasks: Mapping[str, Task] | Iterable[Task],
     runs: Iterable[Answer],
@@ -162,18 +213,11 @@ def _iter_scored(
     by_id, items, total = plan_work(tasks, runs)
 
     def scored() -> Iterator[ScoredAnswer]:
-        prepared: dict[str, PreparedTask] = {}
         with tqdm(total=total, desc="scoring", unit="answer", disable=not progress) as bar:
-            for item in items:
-                task = by_id[item.task_id]
-                ready = prepared.get(item.task_id)
-                if ready is None:
-                    ready = prepared[item.task_id] = prepare_task(task, profile=profile, rules=rules)
-                if item.answer is None:
-                    yield ScoredAnswer(item.system, item.repeat, task, missing_result(ready))
-                    continue
-                yield ScoredAnswer(item.system, item.repeat, task, score_answer(ready, item.answer))
-                bar.update(1)
+            for item, s in zip(items, score_items(by_id, {}, items, profile=profile, rules=rules)):
+                if item.answer is not None:
+                    bar.update(1)
+                yield s
 
     return scored()
 
@@ -220,7 +264,7 @@ def score_row(s: ScoredAnswer) -> tuple:
     return (
         s.system, t.task_id, t.base_id, t.variant, t.domain, t.ecosystem, t.family, t.gold_rows, t.bin,
         s.repeat, r.status, r.item_f1, r.row_f1, r.poa, r.correct_fields, r.gold_fields, r.pred_fields,
-        r.correct_rows, r.pred_rows, r.shared_keys, r.correct_pairs, r.pairs, r.reason, t.synthetic,
+        r.correct_rows, r.pred_rows, r.shared_keys, r.correct_pairs, r.pairs, r.reason, t.synthetic, t.language,
     )  # fmt: skip
 
 
@@ -245,6 +289,7 @@ class CellColumns:
         self.columns["system"].extend([s.system] * n)
         self.columns["task_id"].extend([s.task.task_id] * n)
         self.columns["repeat"].extend([s.repeat] * n)
+        self.columns["language"].extend([s.task.language] * n)
         for values, column in zip(zip(*cells), self.fields):
             column.extend(values)
 
@@ -294,7 +339,7 @@ def cells_frame(scored: Iterable[ScoredAnswer]) -> pd.DataFrame:
     Examples
     --------
     >>> list(cells_frame([]).columns)
-    ['system', 'task_id', 'repeat', 'pred_row', 'gold_row', 'column', 'raw', 'canonical', 'reference', 'verdict']
+    ['system', 'task_id', 'repeat', 'pred_row', 'gold_row', 'column', 'raw', 'canonical', 'reference', 'verdict', 'language']
     """
     table = CellColumns()
     for s in scored:
