@@ -1,8 +1,9 @@
 """The embedded demo benchmark: SYNTHETIC tasks and answers shaped like SGR-Bench.
 
 ``sgr-kit demo`` (:func:`write_demo`) writes ``data/demo/``: 50 synthetic base
-problems as 100 tasks in the release format (``constraint.jsonl``,
-``goal.jsonl``), simulated answers of the paper's eleven systems
+problems as 100 tasks in the public release's own format and answer layouts
+(``constraint.jsonl``, ``goal.jsonl``: ``rubric.normalization``, ``metadata`` with
+``State-Gated Retrieval``, ``start_url``, ``all_involved_urls``), simulated answers of the paper's eleven systems
 (``runs.jsonl``), the error injected into every answer (``truth.csv``), audit
 labels for 22 task slots x the 8 CLI systems (``audit.csv``) and a README.
 Nothing in it is real data: the tasks, references and answers are generated from
@@ -58,7 +59,7 @@ class Demo:
     ----------
     seed : int
     constraint, goal : list of dict
-        Task records in the release format.
+        Task records in the public release's own format.
     runs : list of dict
         ``system, task_id, repeat, answer``.
     truth : list of dict
