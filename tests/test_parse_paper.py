@@ -533,3 +533,39 @@ def test_a_long_note_after_a_table_is_dropped_in_linear_time():
     start = time.perf_counter()
     table = parse_paper(text, SCHEMA)
     assert table.rows == (("a", "x", "1"),) and time.perf_counter() - start < 10
+
+
+# --- records read by width: one line or one record per line is the same answer (paper profile)
+
+_WORD = st.from_regex(r"[a-dXYZ][a-dXYZ019./+:-]{0,5}", fullmatch=True)
+# a cell may hold the record separator followed by a space ('Organics, Other', 'HOLDINGS, INC.'), never at its edges
+_CELL = st.lists(_WORD, min_size=1, max_size=3).flatmap(
+    lambda words: st.sampled_from([", ", "; ", " "]).map(lambda glue: glue.join(words)))
+
+
+@pytest.mark.filterwarnings("ignore:.*would merge distinct reference rows")
+@settings(max_examples=150)
+@given(width=st.integers(2, 5), separator=st.sampled_from([",", ";"]), asked_one_line=st.booleans(),
+       data=st.data())
+def test_an_answer_scores_the_same_on_one_line_or_one_record_per_line(width, separator, asked_one_line, data):
+    columns = tuple(f"c{i}" for i in range(width))
+    n = data.draw(st.integers(2, 5))
+    keys = data.draw(st.lists(_WORD, min_size=n, max_size=n, unique=True))
+    rows = [[k] + data.draw(st.lists(_CELL, min_size=width - 1, max_size=width - 1)) for k in keys]
+    lines = ["|".join(r) for r in rows]
+    reference = separator.join(lines) if asked_one_line else "\n".join(lines)
+    task = build_task(columns, reference, record_separator=separator if asked_one_line else None, gold_rows=n)
+    assert score_answer(task, reference, profile="paper").item_f1 == 1.0
+    # an answer derived from the reference: a subset of its rows, reordered, maybe one cell changed
+    picked = data.draw(st.permutations(range(n)))[: data.draw(st.integers(1, n))]
+    answer = [list(rows[i]) for i in picked]
+    if data.draw(st.booleans()):
+        answer[0][-1] = answer[0][-1] + "Q"
+    answer_lines = ["|".join(r) for r in answer]
+    one_line = score_answer(task, separator.join(answer_lines), profile="paper")
+    per_line = score_answer(task, "\n".join(answer_lines), profile="paper")
+    assert (one_line.status, one_line.correct_fields, one_line.pred_fields, one_line.correct_rows,
+            one_line.pred_rows, one_line.correct_pairs, one_line.pairs) == (
+        per_line.status, per_line.correct_fields, per_line.pred_fields, per_line.correct_rows,
+        per_line.pred_rows, per_line.correct_pairs, per_line.pairs)
+    assert per_line.pred_rows == len(answer)

@@ -569,3 +569,94 @@ def test_a_rubric_typed_invalid_cell_matches_its_identical_text_as_the_reference
     task = make_task(("id", "n"), rows=[("a", "NA"), ("b", "2")], fields={"n": {"type": "integer"}})
     result = score_answer(task, "a|NA\nb|2", profile=profile)
     assert (result.item_f1, result.row_f1) == (1.0, 1.0)
+
+
+# --- real released tasks (../shared/fixtures/release-original): answers derived from their references,
+# expected counts worked out by hand from the reference scorer's definitions (Item-F1 = 2 C / (N_gold + N_pred),
+# Row-F1 = 2 C_row / (gold rows + predicted rows), P.O.A. = correctly ordered shared pairs / pairs).
+
+from sgr_kit.prepare import load_tasks as _load_tasks  # noqa: E402
+
+
+@pytest.fixture
+def released(original_dir):
+    return _load_tasks(original_dir)
+
+
+def _metrics(task, text, profile):
+    r = score_answer(task, text, profile=profile)
+    return r.status, r.item_f1, r.row_f1, r.poa
+
+
+@pytest.mark.parametrize("profile", ["paper", "strict"])
+def test_each_released_reference_scores_one_against_itself(released, profile):
+    for task in released.values():
+        assert _metrics(task, task.reference, profile) == ("parsed", 1.0, 1.0, 1.0), task.task_id
+
+
+@pytest.mark.parametrize("profile", ["paper", "strict"])
+def test_answers_derived_from_a_per_line_released_reference(released, profile):
+    task = released["waterquality_004"]  # 3 records of k = 9 fields, keyed by HUC: N_gold = 27
+    w1, w2, w3 = task.reference.splitlines()
+    approx = pytest.approx
+    # rows dropped (W2): C = 18, N_pred = 18 -> 36/45 = 0.8; C_row = 2 -> 4/5; W1 before W3 -> 1/1
+    assert _metrics(task, f"{w1}\n{w3}", profile) == ("parsed", approx(0.8), approx(0.8), 1.0)
+    # reordered W3, W2, W1: every field right; the 3 reference pairs all reversed -> P.O.A. 0/3
+    assert _metrics(task, f"{w3}\n{w2}\n{w1}", profile) == ("parsed", 1.0, 1.0, 0.0)
+    # one wrong non-key cell (W2's common_start_year 1993 -> 1994): C = 26 -> 52/54; C_row = 2 -> 4/6
+    wrong = w2.replace("|1993|1969|", "|1994|1969|")
+    assert wrong != w2
+    assert _metrics(task, f"{w1}\n{wrong}\n{w3}", profile) == ("parsed", approx(26 / 27), approx(2 / 3), 1.0)
+    # a fabricated fourth row: C = 27, N_pred = 36 -> 54/63 = 6/7; C_row = 3 -> 6/7; order kept -> 1
+    fake = "|".join(["99999999", "TCEQMAIN-1"] + ["2000"] * 7)
+    assert _metrics(task, f"{w1}\n{w2}\n{w3}\n{fake}", profile) == ("parsed", approx(6 / 7), approx(6 / 7), 1.0)
+    # a header line in the schema's spelling is skipped: 1/1/1
+    header = "|".join(task.schema.columns)
+    assert _metrics(task, f"{header}\n{task.reference}", profile) == ("parsed", 1.0, 1.0, 1.0)
+
+
+def test_a_per_line_released_reference_written_on_one_line(released):
+    task = released["waterquality_004"]
+    one_line = ",".join(task.reference.splitlines())
+    # paper: records read by the schema's width -> the same as one record per line
+    assert _metrics(task, one_line, "paper") == ("parsed", 1.0, 1.0, 1.0)
+    assert _metrics(task, one_line.replace(",", ";"), "paper") == ("parsed", 1.0, 1.0, 1.0)
+    # strict (the benchmark's scorer; no separator declared): one row of 25 cells keyed by W1's HUC; its first
+    # 8 cells are right, the 9th is '1982,12030202': C = 8, N_pred = max(9, 25) = 25 -> 16/52; C_row = 0;
+    # one shared key -> P.O.A. 0
+    assert _metrics(task, one_line, "strict") == ("parsed", pytest.approx(16 / 52), 0.0, 0.0)
+
+
+@pytest.mark.parametrize("profile", ["paper", "strict"])
+def test_answers_derived_from_a_one_line_released_reference(released, profile):
+    task = released["comptox_012"]  # 2 records of k = 6 joined by ',', keyed by 4 columns: N_gold = 12
+    r1, r2 = task.reference.split(",")
+    # one record per line instead of one line: the same answer
+    assert _metrics(task, f"{r1}\n{r2}", profile) == ("parsed", 1.0, 1.0, 1.0)
+    # reordered: P.O.A. 0 (one pair, reversed)
+    assert _metrics(task, f"{r2},{r1}", profile) == ("parsed", 1.0, 1.0, 0.0)
+    # a row dropped: C = 6, N_pred = 6 -> 12/18 = 2/3; C_row = 1 -> 2/3; one shared key -> P.O.A. 0
+    assert _metrics(task, r1, profile) == ("parsed", pytest.approx(2 / 3), pytest.approx(2 / 3), 0.0)
+    # a wrong key cell (side child -> aerosol): that row is an extra, R2 is omitted: C = 6, N_pred = 12 -> 12/24
+    assert _metrics(task, f"{r1},{r2.replace('child', 'aerosol')}", profile) == ("parsed", 0.5, 0.5, 0.0)
+    # a wrong non-key cell (share): C = 11 -> 22/24; C_row = 1 -> 2/4
+    assert _metrics(task, f"{r1},{r2.replace('6934/16904', '6934/16905')}", profile) == (
+        "parsed", pytest.approx(11 / 12), 0.5, 1.0)
+    # a Markdown table with the schema's header: 1/1/1
+    md = "| " + " | ".join(task.schema.columns) + " |\n|" + "---|" * 6 + "\n" + "\n".join(
+        "| " + r.replace("|", " | ") + " |" for r in (r1, r2))
+    assert _metrics(task, md, profile) == ("parsed", 1.0, 1.0, 1.0)
+
+
+def test_a_released_style_reference_whose_cells_hold_the_separator(make_task):
+    # README: consumerfinance_012's records hold 'TRANSUNION INTERMEDIATE HOLDINGS, INC.' and are joined by ','
+    ref = "Peak|TRANSUNION INTERMEDIATE HOLDINGS, INC.|9,Low|EQUIFAX, INC.|4"
+    task = make_task(("kind", "company", "n"), ref, record_separator=",", gold_rows=2)
+    per_line = ref.replace(",Low", "\nLow")
+    for text in (ref, per_line):
+        assert _metrics(task, text, "paper") == ("parsed", 1.0, 1.0, 1.0)
+    # strict splits answers plainly (the benchmark scorer's rule) while the reference is read by width:
+    # rows 'Peak|TRANSUNION INTERMEDIATE HOLDINGS' (2 cells, key Peak: kind right, company wrong, n missing),
+    # ' INC.|9' (extra), 'Low|EQUIFAX' (key Low: kind right), ' INC.|4' (extra):
+    # C = 2, N_gold = 6, N_pred = 4 * 3 = 12 -> 4/18; C_row = 0; Peak before Low -> P.O.A. 1
+    assert _metrics(task, ref, "strict") == ("parsed", pytest.approx(4 / 18), 0.0, 1.0)

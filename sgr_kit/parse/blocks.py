@@ -368,7 +368,11 @@ def _unasked_records(body: str, width: int) -> tuple[list[list[str]], str]:
     if width < 2 or n <= width or (n - 1) % (width - 1):
         return [cells], ""
     ends = range(width - 1, n - 1, width - 1)
-    for separator in RECORD_SEPARATORS:
+
+    def tight(separator: str) -> bool:  # every record-ending cell holds it written as a joint (no space after)
+        return all(re.search(re.escape(separator) + r"(?!\s)", cells[i]) for i in ends)
+
+    for separator in sorted(RECORD_SEPARATORS, key=lambda sep: not tight(sep)):
         if all(separator in cells[i] for i in ends):
             rows, _ = _records(body, separator, width)
             if all(len(r) == width for r in rows):
