@@ -60,7 +60,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     task_set, _, scores = score_files_to(
         args.tasks, args.runs, args.out, cells=args.cells, profile=args.profile, rules=args.rules,
         pairing=args.pairing, strict_pairing=args.strict_pairing, workers=workers, force=args.force,
-        progress=not args.no_progress,
+        progress=not args.no_progress, language=args.language,
     )  # fmt: skip
     counts = scores["status"].value_counts().to_dict()
     print(
@@ -166,6 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=_workers, default=None, metavar="N",
                    help="score in N worker processes (default: the machine's cores); the output is the same "
                         "for every N, and small runs are scored in one process")
+    p.add_argument("--language", choices=LANGUAGES, default=LANGUAGES[0],
+                   help="the language of answers that name none (default en); each answer is scored against the "
+                        "tasks of its language (data_en/ or data_zh/ of the task folder or dataset)")
     p.set_defaults(func=_cmd_score)
 
     p = sub.add_parser("validate", help="check task files (and runs files against them) without scoring",

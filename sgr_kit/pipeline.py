@@ -57,6 +57,7 @@ def score_files(
     strict_pairing: bool = False,
     progress: bool = True,
     workers: int = 1,
+    language: str = "en",
 ) -> tuple[TaskSet, RunSet, ScoredRuns]:
     """Load task and run files and score every answer, with its per-cell records.
 
@@ -78,6 +79,9 @@ def score_files(
     workers : int, default 1
         Worker processes (see :func:`sgr_kit.score.parallel.score_batches`); the tables are
         the same whatever their number.
+    language : {"en", "zh"}, default "en"
+        The language of answers that name none; each answer is scored against the tasks of its
+        language, read from the same sources (``data_en/`` or ``data_zh/``).
 
     Returns
     -------
@@ -85,7 +89,7 @@ def score_files(
         The loaded tasks and runs, and ``ScoredRuns(scores, cells)``.
     """
     task_set, run_set, loaded_rules, parts = _load(tasks, runs, profile=profile, rules=rules, pairing=pairing,
-                                                   strict_pairing=strict_pairing)  # fmt: skip
+                                                   strict_pairing=strict_pairing, language=language)  # fmt: skip
     if workers == 1 and len(parts) == 1:
         scored = score_with_cells(task_set, run_set, profile=profile, rules=loaded_rules, progress=progress)
         return task_set, run_set, scored
@@ -98,7 +102,9 @@ def score_files(
     return task_set, run_set, ScoredRuns(rows_frame([row for b in batches for row in b.rows]), cells)
 
 
-def _load(tasks, runs, *, profile: str, rules, pairing, strict_pairing: bool) -> tuple[TaskSet, RunSet, Rules | None, list]:
+def _load(
+    tasks, runs, *, profile: str, rules, pairing, strict_pairing: bool, language: str = "en"
+) -> tuple[TaskSet, RunSet, Rules | None, list]:
     """Load rules, tasks and runs; notes go to stderr, an unused rules entry is a warning.
 
     Runs that name a language other than English are scored against the tasks of that language,
@@ -107,14 +113,14 @@ def _load(tasks, runs, *, profile: str, rules, pairing, strict_pairing: bool) ->
     """
     check_profile(profile)
     loaded_rules = load_rules(rules) if rules else None
-    task_set = load_tasks(_as_list(tasks), pairing=pairing, strict_pairing=strict_pairing)
+    task_set = load_tasks(_as_list(tasks), pairing=pairing, strict_pairing=strict_pairing, language=language)
     for note in task_set.notes:
         print(f"note: {note}", file=sys.stderr)
     if loaded_rules is not None:
         print(loaded_rules.describe(), file=sys.stderr)
         for selector in loaded_rules.unused(list(task_set)):
             warnings.warn(f"rules file {rules}: entry {selector!r} matches no loaded task", UserWarning, stacklevel=3)
-    run_set = load_runs(_as_list(runs), tasks=task_set)
+    run_set = load_runs(_as_list(runs), tasks=task_set, language=language)
     for note in run_set.notes:
         print(f"note: {note}", file=sys.stderr)
     languages = run_set.languages
@@ -142,6 +148,7 @@ def score_files_to(
     workers: int = 1,
     force: bool = False,
     progress: bool = True,
+    language: str = "en",
 ) -> tuple[TaskSet, RunSet, pd.DataFrame]:
     """Score task and run files into a scores file, streaming the per-cell records to ``cells``.
 
@@ -158,7 +165,7 @@ def score_files_to(
         The scores table to write (``.csv`` or ``.parquet``).
     cells : path, optional
         The per-cell records to write (``.csv`` or ``.parquet``); must differ from ``out``.
-    profile, rules, pairing, strict_pairing, progress
+    profile, rules, pairing, strict_pairing, progress, language
         As :func:`score_files`.
     workers : int, default 1
         Worker processes (see :func:`sgr_kit.score.parallel.score_batches`).
@@ -183,7 +190,7 @@ def score_files_to(
             raise SgrKitError(f"--out and --cells name the same file {out}; give two different files")
         check_writable(cells, force=force, what="--cells output", suffixes=TABLE_SUFFIXES)
     task_set, run_set, loaded_rules, parts = _load(tasks, runs, profile=profile, rules=rules, pairing=pairing,
-                                                   strict_pairing=strict_pairing)  # fmt: skip
+                                                   strict_pairing=strict_pairing, language=language)  # fmt: skip
     batches = [score_batches(part_tasks, part_runs, profile=profile, rules=loaded_rules,
                              with_cells=cells is not None, workers=workers, progress=progress)
                for part_tasks, part_runs in parts]  # fmt: skip

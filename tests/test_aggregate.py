@@ -65,3 +65,12 @@ def test_a_scorer_error_is_never_a_zero(scores, policy):
     assert "scorer_error" not in set(kept["status"])
     means = task_means(broken, failure_policy=policy).set_index(["system", "task_id"])
     assert means.loc[("a", "t1"), "item_f1"] == 0.5  # only repeat 1 (0.5) is left, not (0 + 0.5) / 2
+
+
+def test_repeats_are_averaged_per_language_never_across(scores):
+    both = pd.concat([scores.assign(language="en"), scores.assign(language="zh", item_f1=scores["item_f1"] / 2)])
+    means = task_means(both)
+    # the same (system, task) in two languages: two rows, each the mean of its own repeats
+    t1 = means[(means["system"] == "a") & (means["task_id"] == "t1")].set_index("language")["item_f1"]
+    assert t1.to_dict() == {"en": pytest.approx(0.75), "zh": pytest.approx(0.375)}
+    assert len(means) == 2 * len(task_means(scores))

@@ -304,3 +304,28 @@ def test_report_takes_every_scoring_option_of_score():
     options = {name: {o for a in sub._actions for o in a.option_strings} for name, sub in action.choices.items()}
     scoring = {"--tasks", "--runs", "--profile", "--rules", "--pairing", "--strict-pairing", "--no-progress"}
     assert scoring <= options["score"] and scoring <= options["report"]
+
+
+def test_released_tasks_validate_verbosely_and_score_in_the_language_asked(original_dir, tmp_path, capsys):
+    assert main(["validate", "--tasks", str(original_dir), "--verbose"]) == 0
+    out = capsys.readouterr().out
+    assert "row key (from normalization.dedup_key): generalPUCID, familyPUCID, typePUCID, side" in out
+    assert "release: a partial release: 2 of the 50 base tasks" in out and "result: OK (0 errors" in out
+    root = tmp_path / "release"
+    for lang in ("data_en", "data_zh"):
+        for path in original_dir.glob("*.json"):
+            folder = root / lang / ("goal" if path.stem.endswith("-g") else "constraint")
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    reference = json.loads((original_dir / "waterquality_004.json").read_text(encoding="utf-8"))["oracle_answer"]
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(json.dumps({"system": "S", "task_id": "waterquality_004", "answer": reference}) + "\n",
+                    encoding="utf-8")
+    out_csv = tmp_path / "scores.csv"
+    assert main(["score", "--tasks", str(root), "--runs", str(runs), "--out", str(out_csv), "--language", "zh",
+                 "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "task-set fingerprint (SHA-256 of the 4 tasks' scored content): " in printed
+    scores = pd.read_csv(out_csv)
+    assert set(scores["language"]) == {"zh"}
+    assert scores.loc[scores["status"] == "parsed", "item_f1"].tolist() == [1.0]

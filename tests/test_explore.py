@@ -540,3 +540,15 @@ def test_explore_report_reads_a_report_folder(world, tmp_path):
     app = explore_report(tmp_path)
     assert len(app.scores) == 8 and app.synthetic
     assert app.detail(("A", "nvd_001-g", 0)).text_source == "cells"
+
+
+def test_a_released_tasks_prose_is_shown_beside_the_answer(original_dir):
+    from sgr_kit.explore.answers import gather_answer
+    from sgr_kit.prepare import load_tasks
+
+    task = load_tasks(original_dir)["waterquality_004"]
+    key = ("S", task.task_id, 0)
+    detail = gather_answer(key, {"status": "parsed"}, task=task, texts={key: task.reference})
+    note = next(n for n in detail.notes if n.startswith("Task prose (never applied): "))
+    assert "sorting_or_selection: upstream to downstream along the mainstem" in note
+    assert "header_row: omit the header row; emit data rows only" in note

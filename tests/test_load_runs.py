@@ -255,3 +255,24 @@ def test_read_runs_reports_every_problem(tmp_path):
     assert f"{path}:2: not valid JSON" in findings[1].message
     assert f"{path}:4: duplicate answer" in findings[2].message
     assert len(runs) == 2
+
+
+def test_runs_name_their_language(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [
+        {"system": "s", "task_id": "t1", "answer": "a"},
+        {"system": "s", "task_id": "t1", "answer": "b", "language": "zh"},
+        {"system": "s", "task_id": "t2", "answer": None, "language": "ZH"},
+    ]) + "\n", encoding="utf-8")
+    runs = load_runs(path)
+    assert [(a.task_id, a.language) for a in runs] == [("t1", "en"), ("t1", "zh")]  # not a duplicate
+    assert runs.languages == ("en", "zh") and runs.null_languages == ("zh",)
+    zh = runs.for_language("zh")
+    assert [a.text for a in zh] == ["b"] and zh.nulls == runs.nulls and zh.systems == ("s",)
+    assert runs.for_language("en").nulls == ()
+    csv_path = tmp_path / "runs.csv"
+    csv_path.write_text("system,task_id,answer,language\ns,t1,a,zh\ns,t2,b,\n", encoding="utf-8")
+    assert [a.language for a in load_runs(csv_path)] == ["zh", "en"]
+    csv_path.write_text("system,task_id,answer,language\ns,t1,a,fr\n", encoding="utf-8")
+    with pytest.raises(SgrKitError, match=r"runs\.csv:2: language should be one of en, zh; found 'fr'"):
+        load_runs(csv_path)

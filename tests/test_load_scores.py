@@ -94,3 +94,24 @@ def test_undecodable_and_empty_files(tmp_path):
         load_scores(empty)
     with pytest.raises(SgrKitError, match=r"audit file .*nope\.csv does not exist"):
         read_table(tmp_path / "nope.csv", what="audit file")
+
+
+def test_a_table_without_a_language_column_is_english_and_languages_are_checked(tmp_path):
+    assert load_scores(write(tmp_path, HEADER, GOOD))["language"].tolist() == ["en"]
+    path = write(tmp_path, HEADER + ",language", GOOD + ",zh", GOOD.replace("A,", "B,", 1) + ",EN", name="two.csv")
+    assert load_scores(path)["language"].tolist() == ["zh", "en"]
+    bad = write(tmp_path, HEADER + ",language", GOOD + ",fr", name="bad.csv")
+    with pytest.raises(SgrKitError, match=r"bad\.csv:2: column 'language' holds 'fr'; expected one of en, zh"):
+        load_scores(bad)
+
+
+def test_by_language_keeps_two_languages_apart_and_leaves_one_alone():
+    from sgr_kit.load.scores import by_language
+
+    scores = pd.DataFrame({"system": ["A", "A"], "task_id": ["t_001", "t_001"], "language": ["en", "zh"]})
+    cells = pd.DataFrame({"system": ["A", "A"], "task_id": ["t_001", "t_001"], "language": ["zh", None]})
+    labelled, labelled_cells = by_language(scores, cells)
+    assert labelled["system"].tolist() == ["A [en]", "A [zh]"]
+    assert labelled_cells["system"].tolist() == ["A [zh]", "A [en]"]  # cells without a language are English
+    same, same_cells = by_language(scores.iloc[:1], cells)
+    assert same["system"].tolist() == ["A"] and same_cells is cells

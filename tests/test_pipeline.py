@@ -75,3 +75,44 @@ def test_task_ids_never_build_a_path_outside_the_output_folder(tmp_path, capsys)
     created = {p for p in tmp_path.rglob("*")} - before
     assert created == {out / "scores.csv", out / "cells.parquet"}
     assert sorted(pd.read_csv(out / "scores.csv")["task_id"].unique()) == sorted(HOSTILE_IDS)
+
+
+def test_runs_are_scored_against_the_language_they_name(original_dir, tmp_path):
+    from sgr_kit.score import score_runs
+    from sgr_kit.types import Answer
+
+    root = tmp_path / "SGR-BENCH"
+    for lang in ("data_en", "data_zh"):
+        for path in original_dir.glob("*.json"):
+            record = json.loads(path.read_text(encoding="utf-8"))
+            if lang == "data_zh":
+                record["instruction"] = "中文：" + record["instruction"]
+            variant = "goal" if path.stem.endswith("-g") else "constraint"
+            (root / lang / variant).mkdir(parents=True, exist_ok=True)
+            (root / lang / variant / path.name).write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    reference = json.loads((original_dir / "comptox_012.json").read_text(encoding="utf-8"))["oracle_answer"]
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("\n".join(json.dumps(r) for r in [
+        {"system": "S", "task_id": "comptox_012", "answer": reference},
+        {"system": "S", "task_id": "comptox_012", "answer": reference.split(",")[0], "language": "zh"},
+    ]) + "\n", encoding="utf-8")
+    task_set, _, (scores, cells) = score_files(root, runs, progress=False)
+    # each language: its 4 tasks, one answered; ids repeat across languages and never collide
+    assert scores.groupby("language").size().to_dict() == {"en": 4, "zh": 4}
+    answered = scores[scores["status"] == "parsed"].set_index("language")["item_f1"]
+    assert answered["en"] == 1.0 and answered["zh"] == pytest.approx(2 / 3)  # one of two records: 12/18
+    assert set(cells["language"]) == {"en", "zh"}
+    out = tmp_path / "scores.csv"
+    _, _, written = score_files_to(root, runs, out, progress=False, workers=1)
+    assert written["language"].tolist() == scores["language"].tolist()
+    # downstream (notebooks, report, explorer, summary) each system is shown once per language
+    from sgr_kit.pipeline import load_inputs
+    from sgr_kit.report.summary import format_summary
+
+    inputs = load_inputs(tasks=root, runs=runs)
+    assert sorted(inputs.scores["system"].unique()) == ["S [en]", "S [zh]"]
+    assert sorted(inputs.cells["system"].unique()) == ["S [en]", "S [zh]"]
+    assert "S [zh]" in format_summary(scores)
+    # a zh answer scored against English tasks is an error naming both languages
+    with pytest.raises(SgrKitError, match=r"names language 'zh', but task comptox_012 was loaded in 'en'"):
+        score_runs(task_set, [Answer("S", "comptox_012", 0, "x", language="zh")])

@@ -270,6 +270,10 @@ def gather_answer(
             )
         if records is None:
             records = [tuple(r) for r in result.cells]
+    if task is not None and task.prose:  # the release's rules written as prose: read beside the answer, never applied
+        shown = {k: v for k, v in task.prose.items() if k in ("sorting_or_selection", "header_row", "column_notes")}
+        if shown:
+            notes.append("Task prose (never applied): " + "; ".join(f"{k}: {v}" for k, v in shown.items()))
     if records is not None and not columns:
         columns = schema_columns(records)
     return AnswerDetail(

@@ -91,9 +91,9 @@ class RunSet(list):
                       nulls=[n for n, _ in nulls], null_languages=[lang for _, lang in nulls])  # fmt: skip
 
 
-def _language(value: Any, *, loc: str) -> str:
+def _language(value: Any, *, loc: str) -> str | None:
     if value is None or (isinstance(value, str) and not value.strip()):
-        return LANGUAGES[0]
+        return None  # the default language of the runs
     if not isinstance(value, str) or value.strip().lower() not in LANGUAGES:
         raise SgrKitError(f"{loc}: language should be one of {', '.join(LANGUAGES)}; found {value!r}")
     return value.strip().lower()
@@ -145,7 +145,10 @@ def raw_member(line: str, key: str) -> str | None:
 class _Collector:
     """Gathers answers; raises at the first problem, or (``collect``) records every one as a finding."""
 
-    def __init__(self, tasks: Any, *, collect: bool = False) -> None:
+    def __init__(self, tasks: Any, *, collect: bool = False, language: str = "en") -> None:
+        if language not in LANGUAGES:
+            raise SgrKitError(f"language must be one of {', '.join(LANGUAGES)}; found {language!r}")
+        self.language = language
         self.known = None if tasks is None else {str(t) for t in tasks}
         self.answers: list[Answer] = []
         self.nulls: list[tuple[str, str, int, str]] = []
@@ -182,7 +185,8 @@ class _Collector:
             f"object or number (scored as its JSON text)"
         )
 
-    def add(self, system: Any, task_id: Any, repeat: int, text: str | None, loc: str, language: str = "en") -> None:
+    def add(self, system: Any, task_id: Any, repeat: int, text: str | None, loc: str, language: str | None = None) -> None:
+        language = language or self.language
         system = str(system).strip() if isinstance(system, (str, int)) else ""
         if not system:
             raise SgrKitError(f"{loc}: system name is empty; every answer needs a system")
@@ -360,7 +364,7 @@ def _read(source: Any, out: _Collector) -> None:
             )
 
 
-def load_runs(source: Any, *, tasks: Any = None) -> RunSet:
+def load_runs(source: Any, *, tasks: Any = None, language: str = "en") -> RunSet:
     """Load answers from JSONL/CSV files or a ``<system>/<task_id>.<ext>`` folder.
 
     Parameters
@@ -369,6 +373,8 @@ def load_runs(source: Any, *, tasks: Any = None) -> RunSet:
         Several sources merge; a ``(system, task_id, repeat)`` given twice is an error.
     tasks : TaskSet, mapping or iterable of task ids, optional
         When given, every task id must be among them.
+    language : {"en", "zh"}, default "en"
+        The language of answers that do not name one.
 
     Returns
     -------
@@ -395,12 +401,12 @@ def load_runs(source: Any, *, tasks: Any = None) -> RunSet:
     >>> runs.notes[0].endswith("1 answer is null (first at " + str(path) + ":2); scored as missing")
     True
     """
-    out = _Collector(tasks)
+    out = _Collector(tasks, language=language)
     _read(source, out)
     return RunSet(out.answers, systems=out.systems, nulls=out.nulls, notes=out.notes())
 
 
-def read_runs(source: Any, *, tasks: Any = None) -> tuple[RunSet, list[Finding]]:
+def read_runs(source: Any, *, tasks: Any = None, language: str = "en") -> tuple[RunSet, list[Finding]]:
     """Read answers like :func:`load_runs`, but report every problem instead of stopping at the first.
 
     Parameters
@@ -427,7 +433,7 @@ def read_runs(source: Any, *, tasks: Any = None) -> tuple[RunSet, list[Finding]]
     >>> [(f.severity, f.kind) for f in findings]
     [('error', 'unknown_task'), ('error', 'unknown_task')]
     """
-    out = _Collector(tasks, collect=True)
+    out = _Collector(tasks, collect=True, language=language)
     _read(source, out)
     notes = out.notes()
     findings = list(out.findings or []) + [Finding("info", "", "answer_type", n) for n in notes]

@@ -228,7 +228,7 @@ def validate(
     run_set, run_sources = None, ()
     if runs:
         run_sources = tuple(str(s) for s in as_source_list(runs))
-        run_set, more = read_runs(runs, tasks=taskset)
+        run_set, more = read_runs(runs, tasks=taskset, language=language)
         findings += more
     return ValidationReport(tuple(findings), taskset, tuple(str(s) for s in sources), run_set, run_sources,
                             tuple(release))
