@@ -6,20 +6,21 @@ from random import Random
 
 import pytest
 
-from sgr_kit.demo import as_task
+from sgr_kit.demo import read_records
 from sgr_kit.demo.errors import ERROR_TYPES, INJECT, apply_slips, inject
 from sgr_kit.demo.render import render
 from sgr_kit.demo.tasks import make_problems, task_records
 from sgr_kit.score import prepare_task, score_answer
 
 PROBLEMS = make_problems(seed=11)
-RECORDS = {r["task_id"]: r for r in task_records(PROBLEMS, seed=11)[0]}
+TASKS = read_records(task_records(PROBLEMS, seed=11)[0])  # as the package's loader reads them
 CASES = [p for p in PROBLEMS if len(p.rows) >= 3][:12] + [p for p in PROBLEMS if len(p.rows) == 2][:4]
 
 
 def _score(p, rows):
-    task = prepare_task(as_task(RECORDS[p.base_id]), profile="paper")
-    return score_answer(task, render(rows, list(p.names), "markdown", Random(0)))
+    task = prepare_task(TASKS[p.base_id], profile="paper")
+    text = render(rows, list(p.names), "markdown", Random(0), spellings=p.answer_spellings(), composite=p.composite)
+    return score_answer(task, text)
 
 
 def _keys(p, rows):

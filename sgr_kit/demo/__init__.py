@@ -1,8 +1,9 @@
 """The embedded demo benchmark: SYNTHETIC tasks and answers shaped like SGR-Bench.
 
 ``sgr-kit demo`` (:func:`write_demo`) writes ``data/demo/``: 50 synthetic base
-problems as 100 tasks in the release format (``constraint.jsonl``,
-``goal.jsonl``), simulated answers of the paper's eleven systems
+problems as 100 tasks in the public release's own format and answer layouts
+(``constraint.jsonl``, ``goal.jsonl``: ``rubric.normalization``, ``metadata`` with
+``State-Gated Retrieval``, ``start_url``, ``all_involved_urls``), simulated answers of the paper's eleven systems
 (``runs.jsonl``), the error injected into every answer (``truth.csv``), audit
 labels for 22 task slots x the 8 CLI systems (``audit.csv``), a trajectory for every
 answer of the 8 CLI systems (``trajectories.jsonl``, :mod:`~sgr_kit.demo.trajectories`)
@@ -36,15 +37,15 @@ from sgr_kit.demo.audit import CORRECT, slot_counts, solve_labels
 from sgr_kit.demo.check import TOLERANCES, calibration_report
 from sgr_kit.demo.simulate import Group, candidate_pool, cell_options, score_pool, select
 from sgr_kit.demo.targets import Targets, paper_targets
-from sgr_kit.demo.tasks import DemoProblem, make_problems, task_records
+from sgr_kit.demo.tasks import DemoProblem, inferred_key, make_problems, task_records
 from sgr_kit.errors import SgrKitError
 from sgr_kit.output import write_bytes
-from sgr_kit.prepare.tasks import field_rule
 from sgr_kit.schema import METRICS
 from sgr_kit.taxonomy import cardinality_bin, classify_domain
 from sgr_kit.types import Answer, Schema, Task
 
-__all__ = ["DEFAULT_SEED", "N_REPEAT_TASKS", "Demo", "as_task", "build_demo", "write_demo", "demo_files"]
+__all__ = ["DEFAULT_SEED", "N_REPEAT_TASKS", "Demo", "as_task", "build_demo", "read_records", "reference_rows",
+           "write_demo", "demo_files"]
 
 DEFAULT_SEED = 20250501
 #: Tasks on which every system also has a second run (repeat 1).
@@ -60,7 +61,7 @@ class Demo:
     ----------
     seed : int
     constraint, goal : list of dict
-        Task records in the release format.
+        Task records in the public release's own format.
     runs : list of dict
         ``system, task_id, repeat, answer``.
     truth : list of dict
@@ -81,20 +82,107 @@ class Demo:
     calibration: pd.DataFrame
 
 
+def _key_of(norm: dict, rows: list[tuple[str, ...]]) -> tuple[str, ...]:
+    declared = norm.get("dedup_key")
+    if declared:
+        return tuple(n.strip() for n in declared.strip("() ").split(","))
+    return inferred_key(tuple(norm["schema"]), rows)
+
+
 def as_task(rec: dict) -> Task:
-    """A :class:`Task` from one generated record (the demo's own, exact, reading)."""
-    rub = rec["rubric"]
-    fields = {name: field_rule(spec, loc=f"demo task {rec['task_id']}: field {name!r}")
-              for name, spec in rub["fields"].items()}
-    schema = Schema(columns=tuple(rub["columns"]), row_key=tuple(rub["row_key"]), fields=fields)
+    """A :class:`Task` from one generated record: the demo's own, exact, reading of it.
+
+    The schema is ``rubric.normalization.schema``; the key is ``dedup_key`` or else the
+    shortest leading run of columns unique in the reference; records are split by the
+    schema's width (the composite first cell by the template's ``:``); the header line,
+    when there is one, is spelled as the constraint variant's template.
+    """
+    norm = rec["rubric"]["normalization"]
+    columns = tuple(norm["schema"])
+    sep = norm["record_separator"]
+    rows = reference_rows(rec["oracle_answer"], columns, sep, header=norm.get("header_row", "").startswith("emit one"),
+                          composite=rec["output_format"].split("|", 1)[0].count(">:<") == 1)
+    schema = Schema(columns=columns, row_key=_key_of(norm, rows), record_separator=None if sep == "\n" else sep)
     eco, fam = classify_domain(rec["domain"])
     n = rec["oracle_output_cardinality"]
+    task_id = rec["task_id"]
+    goal = task_id.endswith("-g")
     return Task(
-        task_id=rec["task_id"], base_id=rec["metadata"]["base_id"], variant=rec["metadata"]["variant"],
+        task_id=task_id, base_id=task_id[:-2] if goal else task_id, variant="goal" if goal else "constraint",
         domain=rec["domain"], ecosystem=eco, family=fam, schema=schema, reference=rec["oracle_answer"],
         gold_rows=n, bin=cardinality_bin(n), instruction=rec["instruction"], output_format=rec["output_format"],
-        metadata=rec["metadata"], rubric=rub, source=rec["task_id"],
+        metadata=rec["metadata"], rubric=rec["rubric"], source=task_id,
     )
+
+
+def reference_rows(text: str, columns: tuple[str, ...], separator: str, *, header: bool,
+                   composite: bool) -> list[tuple[str, ...]]:
+    """The reference's records, read by the schema's width (the demo's own reader).
+
+    A record written on one line ends after the schema's number of ``|`` fields, so a
+    field holding the separator (``NORTHWIND CREDIT HOLDINGS, INC.``) stays one cell.
+
+    Examples
+    --------
+    >>> reference_rows("a|x, y|1,b|z|2", ("k", "name", "n"), ",", header=False, composite=False)
+    [('a', 'x, y', '1'), ('b', 'z', '2')]
+    >>> reference_rows("H:T-1|3;H:T-2|4", ("c", "id", "n"), ";", header=False, composite=True)
+    [('H', 'T-1', '3'), ('H', 'T-2', '4')]
+    """
+    width = len(columns) - (1 if composite else 0)
+    lines = text.split("\n")
+    if header:
+        lines = lines[1:]
+    records: list[list[str]] = []
+    if separator == "\n":
+        records = [ln.split("|") for ln in lines if ln]
+    else:
+        fields = text.split("|")
+        current: list[str] = []
+        for f in fields:
+            if len(current) == width - 1 and separator in f:
+                # this field ends the record and starts the next one (the demo puts no
+                # separator in a record's last or first cell)
+                cut = f.index(separator)
+                records.append(current + [f[:cut]])
+                current = [f[cut + 1:]]
+            else:
+                current.append(f)
+        records.append(current)
+    out = []
+    for r in records:
+        if composite:
+            a, _, b = r[0].partition(":")
+            r = [a, b, *r[1:]]
+        out.append(tuple(r))
+    return out
+
+
+def read_records(records: list[dict]) -> dict[str, Task]:
+    """Task records read by the package's own loader, as every user of the demo reads them.
+
+    Parameters
+    ----------
+    records : list of dict
+        Generated task records (:func:`~sgr_kit.demo.tasks.task_records`).
+
+    Returns
+    -------
+    dict
+        ``task_id -> Task``, in the order of ``records``.
+    """
+    import tempfile
+    import warnings
+
+    from sgr_kit.prepare import load_tasks
+
+    with tempfile.TemporaryDirectory(prefix="sgr-demo-") as tmp:
+        path = Path(tmp) / "tasks.jsonl"
+        path.write_text(_jsonl(records), encoding="utf-8")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            loaded = load_tasks(path)
+    return {r["task_id"]: loaded[r["task_id"]] for r in records}
 
 
 def _audit_slots(tasks: list[Task], targets: Targets, rng: Random) -> list[Task]:
@@ -126,7 +214,7 @@ def build_demo(*, seed: int = DEFAULT_SEED) -> Demo:
     problems: list[DemoProblem] = make_problems(seed=seed)
     constraint, goal = task_records(problems, seed=seed)
     records = [r for pair in zip(constraint, goal) for r in pair]
-    tasks = [as_task(r) for r in records]
+    tasks = list(read_records(records).values())
     by_base = {p.base_id: p for p in problems}
     pools = [candidate_pool(by_base[t.base_id], t.task_id, seed=seed) for t in tasks]
     scores = [score_pool(prepare_task(t, profile="paper"), pool) for t, pool in zip(tasks, pools)]

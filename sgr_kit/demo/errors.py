@@ -35,8 +35,8 @@ definitions (Appendix G):
 
 Two secondary slips can be added to any answer (see :func:`apply_slips`): an
 *ordering* slip (two rows swapped or a block reversed; P.O.A. only) and a
-*formatting* slip (declared unit spellings appended, case changes, Markdown
-emphasis: all tolerated by the scorer), a *formatting loss* (a footnote
+*formatting* slip (thousands separators, a trailing zero, a date respelled, case
+changes, Markdown emphasis: all tolerated by the ``paper`` profile), a *formatting loss* (a footnote
 marker glued to one cell, which the scorer cannot read) or a *totals row*
 appended under the table (an extra row for the scorer). The last two let an
 answer whose retrieval was correct score below 100, as the paper's audited
@@ -66,7 +66,7 @@ def wrong_value(col, value: str, rng: Random) -> str:
     Examples
     --------
     >>> from sgr_kit.demo.columns import DOMAIN_COLUMNS
-    >>> col = DOMAIN_COLUMNS["NVD"][2]
+    >>> col = DOMAIN_COLUMNS["NVD"][3]
     >>> wrong_value(col, "HIGH", Random(1)) in {"LOW", "MEDIUM", "CRITICAL"}
     True
     """
@@ -156,7 +156,7 @@ def scope_drift(p: DemoProblem, rng: Random, severity: float) -> Rows:
         for r in out:
             r[j] = wrong_value(p.columns[j], r[j], rng)
     if k == n:
-        out.sort(key=lambda r: r[:nk])
+        out = p.sort_rows(out)
     return out
 
 
@@ -260,6 +260,13 @@ def final_answer(p: DemoProblem, rng: Random, severity: float) -> Rows:
     return rows
 
 
+def _slashed(v: str) -> str:
+    parts = v.split("-")
+    if len(parts) == 3 and all(x.isdigit() for x in parts):
+        return f"{parts[0]}/{int(parts[1])}/{int(parts[2])}"
+    return v
+
+
 def _isnum(v: str) -> bool:
     try:
         float(v)
@@ -316,15 +323,25 @@ def apply_slips(p: DemoProblem, rows: Rows, rng: Random, *, order: bool, fmt: bo
             b = rng.randint(a + 2, len(rows))
             rows[a:b] = rows[a:b][::-1]
     if fmt:
+        last = len(p.columns) - 1
         for j, col in enumerate(p.columns):
-            if col.unit and rng.random() < 0.7:
+            values = [r[j] for r in rows if r[j]]
+            x = rng.random()
+            if col.kind == "integer" and 0 < j < last and values and all(v.isdigit() and int(v) >= 1000
+                                                                        for v in values):
+                if x < 0.7:  # thousands separators (a middle column: a record's width stays readable)
+                    for r in rows:
+                        r[j] = f"{int(r[j]):,}" if r[j] else r[j]
+            elif col.kind == "decimal" and x < 0.5:  # a trailing zero
                 for r in rows:
-                    if r[j] and _isnum(r[j]):
-                        r[j] = f"{r[j]} {col.unit}"
-            elif col.uppercase and j >= len(p.row_key) and rng.random() < 0.5:
+                    r[j] = f"{r[j]}0" if r[j] and "." in r[j] else r[j]
+            elif col.kind == "date" and x < 0.5:  # 2018-02-07 -> 2018/2/7
                 for r in rows:
-                    r[j] = r[j].capitalize() if r[j].isupper() else r[j]
-            elif j == 0 and rng.random() < 0.3:
+                    r[j] = _slashed(r[j])
+            elif col.kind == "label" and j >= len(p.row_key) and x < 0.5:  # case
+                for r in rows:
+                    r[j] = r[j].lower() if r[j] != r[j].lower() else r[j].upper()
+            elif j == 0 and x < 0.3:
                 for r in rows:
                     r[j] = f"**{r[j]}**" if r[j] else r[j]
     if loss and rows:

@@ -33,7 +33,14 @@ def readme_text(demo) -> str:
     formats = Counter(t["format"] for t in demo.truth)
     injected = Counter(t["injected"] for t in demo.truth)
     n_rep = len({t["task_id"] for t in demo.truth if t["repeat"] == 1})
-    n_header = sum(r["oracle_answer"].split("\n")[0] == "|".join(r["rubric"]["columns"]) for r in demo.constraint)
+    norms = [r["rubric"]["normalization"] for r in demo.constraint]
+    seps = Counter({"\n": "one record per line", ",": "one line, `,`", ";": "one line, `;`"}[n["record_separator"]]
+                   for n in norms)
+    n_header = sum(n.get("header_row", "").startswith("emit one") for n in norms)
+    n_key = sum("dedup_key" in n for n in norms)
+    n_composite = sum(">:<" in r["output_format"].split("|", 1)[0] for r in demo.constraint)
+    widths = [len(n["schema"]) for n in norms]
+    sep_line = ", ".join(f"{k} {v}" for k, v in sorted(seps.items()))
     fmt_line = ", ".join(f"{k} {v}" for k, v in sorted(formats.items()))
     inj_line = ", ".join(f"{k} {v}" for k, v in sorted(injected.items()))
     return f"""# SYNTHETIC demo benchmark: simulated tasks and answers, not SGR-Bench data
@@ -54,10 +61,12 @@ Real (taken from the SGR-Bench paper and its public release, via `sgr_kit.refere
   Appendix K, and Tables 4, 5 and 6 of the trajectory audit (Appendices G-J);
 - the failure taxonomy (the six error types of Appendix G) and the source taxonomy
   (14 release domains, 12 ecosystems, 6 families);
-- the release format of the tasks and the release's shape: domain counts, the
-  reference row-count histogram, ordered-table answers with typed rubrics.
+- the public release's own task format (`rubric.normalization`, `metadata` with
+  `State-Gated Retrieval`, `start_url`, `all_involved_urls`) and its answer layouts,
+  and the release's shape: domain counts, id prefixes, the cardinality distribution of
+  section 3.
 
-Simulated: every task text, reference table and rubric; every answer of the
+Simulated: every task text, reference table, rubric and URL; every answer of the
 eleven systems (named as in Table 2); which error each answer carries; the audit
 slots and their labels.
 
@@ -65,7 +74,7 @@ slots and their labels.
 
 | file | content |
 |---|---|
-| `constraint.jsonl`, `goal.jsonl` | 50 base problems as 100 tasks in the release format (`<prefix>_00N` and `<prefix>_00N-g` share one reference) |
+| `constraint.jsonl`, `goal.jsonl` | 50 base problems as 100 tasks in the public release's own format (`<prefix>_00N` and `<prefix>_00N-g` share one reference) |
 | `runs.jsonl` | `system, task_id, repeat, answer`: {len(demo.runs)} answers (11 systems x 100 tasks, plus repeat 1 on {n_rep} tasks) |
 | `truth.csv` | for every answer: the injected error (`injected`: an error type or `correct`), its `severity`, secondary `slips` and the answer `format` |
 | `audit.csv` | `system, task_id, base_id, family, label`: 22 audited task slots x the 8 CLI systems |
@@ -81,14 +90,57 @@ profile can change which answers are selected: rerun `make demo` after one.
 Reptile Database, Water Office, Water Quality Portal 5 each; arXiv, Census.gov,
 CompTox ChemExpo, CFPB reports 4; CFPB complaints, NVD 3; CDC WONDER, KEGG BRITE,
 KEGG GENOME, NOAA Climate at a Glance 2), so the six families hold 24/22/18/18/12/6
-tasks. Reference rows per base problem follow the release's histogram exactly
-(2 rows x13, 3 x9, 4 x4, 5 x6, 6 x3, 7 x1, 8 x4, 9 x3, 10 x2, 13 x1, 20 x2, 21 x1,
-44 x1: mean 6.42, median 4); the two-row problems are the Census, CDC WONDER and
-CFPB ones (Appendix K). Each task has 4 to 18 columns (mean 7.84) drawn from a
-per-domain catalogue of identifiers, dates, counts, decimals with declared units,
-identifier lists and labels, a (sometimes composite) row key, and a rubric with
-typed `fields` (some with `units`, `aliases`, `uppercase`). {n_header} of the 50
-references start with a header line.
+tasks, with the release's id prefixes (`consumerfinance_` for both CFPB domains,
+`genome_` for both KEGG domains, `climategov_`, `wonder_`; `europepmc_` stands for
+the release's Europe PMC prefix). Reference records per base problem: 2 x13, 3 x9,
+4 x4, 5 x6, 6 x3, 7 x1, 8 x4, 9 x3, 10 x2, 13 x1, 20 x2, 21 x1, 44 x1, so over the
+100 tasks 2 to 44 records, mean 6.42, median 4, 72 tasks at most 7 and the
+cardinality bins 26/38/26/10 of section 3 and Appendix K; most two-record problems
+are Census, CDC WONDER and CFPB ones (Appendix K). Each task has {min(widths)} to
+{max(widths)} columns (mean {sum(widths) / len(widths):.2f}).
+
+The tasks are written in the public release's own format (the format of
+`data_en/constraint/<id>.json`; README of the release fixtures in the tests):
+`task_id, domain, autonomy_type, oracle_output_cardinality, instruction, start_url,
+output_format, oracle_answer, metadata, rubric` (the place of
+`oracle_output_cardinality` varies, as in the release), plus `all_involved_urls`
+as the release's `*_hf.jsonl` files carry it: a string holding a JSON list of
+URLs, `start_url` first, then invented detail-page URLs on the same site
+(`.../synthetic-demo/<id>/record-N`). `metadata` has `State-Gated Retrieval`,
+`dependency_type`, `intra_chain`, `inter_chain`, `data_dependency`,
+`control_dependency`, `freeze` and `answer_type`, and `synthetic: true`,
+`generator`, `seed`, `note`. The rubric has `inclusion_conditions`,
+`exclusion_conditions` and `normalization` only: `schema` (the one machine-readable
+schema), `field_separator` `|`, `record_separator`, `dedup_key` on {n_key} of the
+50 problems (text such as `(month, state)`), `header_row` prose on some,
+per-column prose notes keyed by column name (`_` for spaces: schema
+`original name`, note `original_name`), `selection_rule`, `stop_condition` and
+`sorting_or_selection` as text or as an object (`primary`, `secondary`). No typed
+`fields`: every column is read by the scorer's rules for untyped columns. The two
+variants share reference, cardinality, schema, separators and key; their prose
+differs (instruction, conditions, the capitalisation of notes, some column names
+in the goal variant's output template).
+
+Reference layouts: records on one line joined by `,` or `;` with no spaces, including cells that hold the separator (company names such as
+`NORTHWIND CREDIT HOLDINGS, INC.`, groups such as `Organics, Other`, `;` lists of
+ids), never in a record's first or last cell; one record per line without a header; a header line
+on {n_header} problems, in the task's own spelling of the columns (such as
+`arXiv ID` for `arxiv_id`); {n_composite} problems whose template writes the first
+two columns as one composite cell `<a>:<b>` (like the release's
+`Hidalgo:TCEQMAIN-15808`); first columns that are not unique (a key of two
+columns, declared or not: without `dedup_key` the key is the shortest leading run
+of columns unique in the reference); cell conventions of the release (`/`
+fractions, `+`-joined codes, dates `2013/3/25`, `2018-02-07`,
+`2014-04`, `2023-12-08 11:41:18`). Every output format says `NONE` when nothing
+qualifies. In this build, by record separator: {sep_line}.
+
+Known limits of this build, kept so that the package's loader reads every task as
+intended (each is checked by `tests/test_demo.py`, which compares the loader's
+reading of every task with the demo's own): a composite template names the schema's
+columns (spelled alike up to case and punctuation), and a composite task written on
+one line holds no separator in its cells; a reference header spelled like the
+schema up to case and `_` is written with the schema's names; no one-line reference
+holds exactly one separator inside its cells.
 
 ## Error model
 
@@ -106,15 +158,20 @@ Each answer is generated from the reference by one of Appendix G's failure types
 | `correct` | the reference rows |
 
 Secondary slips (`truth.csv` column `slips`): `order` (two rows swapped or a block
-reversed), `format` (declared unit spellings appended, case changes, Markdown
-emphasis: tolerated by the scorer), `format_loss` (a footnote mark glued to a
+reversed), `format` (thousands separators, a trailing zero, a date respelled, case
+changes, Markdown emphasis: tolerated by the `paper` profile), `format_loss` (a footnote mark glued to a
 cell) and `total_row` (a totals row under the table). The last two let an answer
 whose retrieval was correct score below 100, as the paper's audited correct
 trajectories do (Table 6: 95.0).
 
-Answers are rendered as Markdown tables (with and without prose around them),
-fenced blocks, native pipe rows with or without header, CSV, TSV, JSON, `NONE`,
-and a few unparseable texts (prose only, header only). In this build: {fmt_line}.
+Answers are written in the task's layouts and in others, as agents write them:
+records on one line joined by the task's separator (`one_line`; `;` for a task
+asking for one record per line) or one record per line (`pipe_rows`) whichever the
+task asked for, pipe rows under a header (`pipe`) and Markdown tables (with and
+without prose around them) with the header in the task's own spelling or the
+schema's, fenced blocks, CSV, TSV, JSON, `NONE`, and a few unparseable texts (prose
+only, header only). A composite cell is written `<a>:<b>` in every format, as the
+template asks. In this build: {fmt_line}.
 Injected errors: {inj_line}.
 
 ## Calibration by selection

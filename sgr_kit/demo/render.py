@@ -5,14 +5,21 @@
 ``markdown``        a Markdown table with header and alignment row
 ``markdown_prose``  the same with a sentence before and after
 ``fenced``          pipe rows with header inside a fenced code block, prose before
-``pipe``            native pipe rows with the header line the task asks for
-``pipe_rows``       native pipe rows only, no header
+``pipe``            a header line in the task's own spelling, then one pipe record per line
+``pipe_rows``       pipe records, one per line, no header
+``one_line``        pipe records on one line joined by the task's record separator (``;`` when
+                    the task asks for one record per line), no header
 ``csv``             comma-separated with header (quoted where needed)
 ``tsv``             tab-separated with header
 ``json``            a JSON list of objects keyed by column name
 ``none``            ``NONE`` (an empty answer)
 ``prose``           prose only, no table (unparseable)
 ``header_only``     a header line and no rows (unparseable)
+
+Headers are written in the task's own spelling (the names of its output template)
+or, in some Markdown tables, with the schema's names. A task whose template writes
+its first two columns as one composite cell ``<a>:<b>`` gets that cell in every
+format (headed ``a:b``), as the template asks.
 
 The prose is written without commas, pipes or tabs, so that no sentence can be
 mistaken for a table row by a line-based parser.
@@ -27,7 +34,7 @@ from random import Random
 
 __all__ = ["FORMATS", "TABLE_FORMATS", "render"]
 
-TABLE_FORMATS = ("markdown", "markdown_prose", "fenced", "pipe", "pipe_rows", "csv", "tsv", "json")
+TABLE_FORMATS = ("markdown", "markdown_prose", "fenced", "pipe", "pipe_rows", "one_line", "csv", "tsv", "json")
 FORMATS = TABLE_FORMATS + ("none", "prose", "header_only")
 
 _BEFORE = (
@@ -59,7 +66,8 @@ def _csv(names: list[str], rows: list[list[str]]) -> str:
     return buf.getvalue().rstrip("\n")
 
 
-def render(rows: list[list[str]], names: list[str], fmt: str, rng: Random) -> str:
+def render(rows: list[list[str]], names: list[str], fmt: str, rng: Random, *,
+           spellings: list[str] | None = None, composite: bool = False, separator: str = "\n") -> str:
     """Write answer ``rows`` (cells in the order of ``names``) as text in format ``fmt``.
 
     Parameters
@@ -71,7 +79,13 @@ def render(rows: list[list[str]], names: list[str], fmt: str, rng: Random) -> st
         One of :data:`FORMATS`. Empty ``rows`` always give ``NONE`` unless ``fmt``
         is ``prose`` or ``header_only``.
     rng : random.Random
-        Picks the prose sentences.
+        Picks the prose sentences and, in Markdown tables, the header's spelling.
+    spellings : list of str, optional
+        The task's own spelling of the column names (default ``names``).
+    composite : bool, default False
+        The first two columns form one cell ``<a>:<b>`` (headed ``a:b``).
+    separator : str, default "\\n"
+        The task's record separator; ``one_line`` joins records with it (``;`` for ``"\\n"``).
 
     Examples
     --------
@@ -81,29 +95,42 @@ def render(rows: list[list[str]], names: list[str], fmt: str, rng: Random) -> st
     | a1 | 2 |
     >>> render([["a1", "2"]], ["id", "n"], "pipe_rows", Random(0))
     'a1|2'
+    >>> render([["a", "b", "2"], ["c", "d", "3"]], ["x", "y", "n"], "one_line", Random(0),
+    ...        composite=True, separator=",")
+    'a:b|2,c:d|3'
     >>> render([], ["id", "n"], "csv", Random(0))
     'NONE'
     """
+    spelled = list(spellings or names)
+    names = list(names)
+    if composite and len(names) > 1:
+        spelled = [f"{spelled[0]}:{spelled[1]}", *spelled[2:]]
+        names = [f"{names[0]}:{names[1]}", *names[2:]]
+        rows = [[f"{r[0]}:{r[1]}", *r[2:]] for r in rows]
     if fmt == "prose":
         return rng.choice(_PROSE)
     if fmt == "header_only":
-        return "|".join(names)
+        return "|".join(spelled)
     if fmt == "none" or not rows:
         return "NONE"
     if fmt in ("markdown", "markdown_prose"):
-        lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
+        head = spelled if rng.random() < 0.6 else list(names)
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(names)]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
         text = "\n".join(lines)
         if fmt == "markdown_prose":
             text = f"{rng.choice(_BEFORE)}\n\n{text}\n\n{rng.choice(_AFTER)}"
         return text
     if fmt == "fenced":
-        body = "\n".join(["|".join(names)] + ["|".join(r) for r in rows])
+        body = "\n".join(["|".join(spelled)] + ["|".join(r) for r in rows])
         return f"{rng.choice(_BEFORE)}\n\n```\n{body}\n```"
     if fmt == "pipe":
-        return "\n".join(["|".join(names)] + ["|".join(r) for r in rows])
+        return "\n".join(["|".join(spelled)] + ["|".join(r) for r in rows])
+    records = ["|".join(r) for r in rows]
     if fmt == "pipe_rows":
-        return "\n".join("|".join(r) for r in rows)
+        return "\n".join(records)
+    if fmt == "one_line":
+        return (";" if separator == "\n" else separator).join(records)
     if fmt == "csv":
         return _csv(names, rows)
     if fmt == "tsv":

@@ -3,7 +3,8 @@
 For every task the demo draws a pool of candidate answers from the error model
 (:mod:`sgr_kit.demo.errors`: every failure type at a spread of severities, plus
 correct answers, each possibly with ordering or formatting slips, rendered in a
-random answer format by :mod:`sgr_kit.demo.render`, and a few ``NONE`` and
+random answer format by :mod:`sgr_kit.demo.render` (the task's own layout most often:
+records on one line or one per line, headers in the task's spelling, composite cells), and a few ``NONE`` and
 unparseable texts). Every candidate is scored once with the package's own scorer
 (:func:`sgr_kit.score.score_answer`, default ``paper`` profile, one
 :func:`~sgr_kit.score.prepare_task` per task).
@@ -39,10 +40,15 @@ __all__ = ["Candidate", "Group", "candidate_pool", "score_pool", "cell_options",
 
 #: Candidates per (task, injected type) before the special texts.
 PER_TYPE = 9
-_FORMAT_WEIGHTS = (
-    ("markdown", 30), ("markdown_prose", 15), ("fenced", 10), ("pipe", 15),
-    ("pipe_rows", 12), ("csv", 8), ("tsv", 5), ("json", 5),
-)
+#: Answer formats and their weights, for tasks asking for one record per line and for
+#: tasks asking for the records on one line (the native layout weighs most; the other
+#: layout, Markdown tables and headers in the task's spelling occur in both).
+_FORMAT_WEIGHTS = {
+    "lines": (("markdown", 28), ("markdown_prose", 14), ("fenced", 9), ("pipe", 14), ("pipe_rows", 18),
+              ("one_line", 4), ("csv", 6), ("tsv", 3), ("json", 4)),
+    "one_line": (("markdown", 24), ("markdown_prose", 10), ("fenced", 6), ("pipe", 8), ("pipe_rows", 12),
+                 ("one_line", 30), ("csv", 4), ("tsv", 2), ("json", 4)),
+}
 #: (injected type, format) of the texts added to every pool besides the tables.
 _SPECIAL = (("scope_drift", "none"), ("intent_rewriting", "none"),
             ("intent_rewriting", "prose"), ("final_answer", "header_only"))
@@ -72,13 +78,14 @@ class Candidate:
     text: str
 
 
-def _format(rng: Random) -> str:
-    x = rng.random() * sum(w for _, w in _FORMAT_WEIGHTS)
-    for name, w in _FORMAT_WEIGHTS:
+def _format(rng: Random, one_line: bool) -> str:
+    weights = _FORMAT_WEIGHTS["one_line" if one_line else "lines"]
+    x = rng.random() * sum(w for _, w in weights)
+    for name, w in weights:
         x -= w
         if x < 0:
             return name
-    return _FORMAT_WEIGHTS[-1][0]  # pragma: no cover
+    return weights[-1][0]  # pragma: no cover
 
 
 def candidate_pool(problem: DemoProblem, task_id: str, *, seed: int) -> list[Candidate]:
@@ -93,6 +100,8 @@ def candidate_pool(problem: DemoProblem, task_id: str, *, seed: int) -> list[Can
     """
     rng = Random(f"sgr-demo-pool-{seed}-{task_id}")
     names = list(problem.names)
+    layout = {"spellings": problem.answer_spellings("goal" if task_id.endswith("-g") else "constraint"),
+              "composite": problem.composite, "separator": problem.separator}
     pool = []
     for etype in ("correct",) + ERROR_TYPES:
         for i in range(PER_TYPE):
@@ -104,11 +113,11 @@ def candidate_pool(problem: DemoProblem, task_id: str, *, seed: int) -> list[Can
                           if rng.random() < p)
             rows = apply_slips(problem, rows, rng, order="order" in slips, fmt="format" in slips,
                                loss="format_loss" in slips, total="total_row" in slips)
-            fmt = _format(rng)
+            fmt = _format(rng, problem.one_line)
             pool.append(Candidate(etype, severity if etype != "correct" else 0.0, slips, fmt,
-                                  render(rows, names, fmt, rng)))
+                                  render(rows, names, fmt, rng, **layout)))
     for etype, fmt in _SPECIAL:
-        pool.append(Candidate(etype, 1.0, (), fmt, render([], names, fmt, rng)))
+        pool.append(Candidate(etype, 1.0, (), fmt, render([], names, fmt, rng, **layout)))
     return pool
 
 
