@@ -20,6 +20,7 @@ from pathlib import Path
 from . import __version__
 from .errors import SgrKitError
 from .schema import FAILURE_POLICIES, PROFILES
+from .text import visible
 
 __all__ = ["main", "build_parser"]
 
@@ -61,7 +62,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
     )  # fmt: skip
     counts = scores["status"].value_counts().to_dict()
-    print(
+    _print(
         f"scored {len(scores)} answers ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}) "
         f"with profile '{args.profile}' -> {args.out}" + (f"; cells -> {args.cells}" if args.cells else "")
     )
@@ -73,7 +74,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
             UserWarning, stacklevel=1,
         )  # fmt: skip
     if is_synthetic(scores):
-        print(SYNTHETIC_NOTE)
+        _print(SYNTHETIC_NOTE)
     return 0
 
 
@@ -81,7 +82,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from .prepare import validate
 
     report = validate(args.tasks, pairing=args.pairing, strict_pairing=args.strict_pairing, runs=args.runs)
-    print(report.text())
+    _print(report.text())
     return 0 if report.ok else 1
 
 
@@ -90,7 +91,7 @@ def _cmd_summary(args: argparse.Namespace) -> int:
     from .report.summary import format_summary
 
     scores = load_scores(args.scores)
-    print(format_summary(scores, failure_policy=args.failure_policy, source=str(args.scores),
+    _print(format_summary(scores, failure_policy=args.failure_policy, source=str(args.scores),
                          ci=args.ci, n_boot=args.n_boot, seed=args.seed))
     return 0
 
@@ -100,16 +101,17 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     seed = DEFAULT_SEED if args.seed is None else args.seed
     paths = write_demo(args.out, seed=seed, force=args.force)
-    print(f"wrote {len(paths)} files of the SYNTHETIC demo benchmark (seed {seed}) to {args.out}")
+    _print(f"wrote {len(paths)} files of the SYNTHETIC demo benchmark (seed {seed}) to {args.out}")
     return 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from .report.build import NOTEBOOKS, build_report, parse_parameter
+    from .report.build import NOTEBOOKS, build_report
+    from .report.parameters import parse_parameter
 
     parameters = {name: parse_parameter(name, value) for name, value in args.parameter or []}
     notebooks = [n.strip() for n in args.notebooks.split(",") if n.strip()] if args.notebooks else list(NOTEBOOKS)
-    log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    log = None if args.quiet else (lambda line: _print(line, file=sys.stderr, flush=True))
     result = build_report(
         args.tasks, args.runs, args.out, audit_labels=args.audit, profile=args.profile,
         failure_policy=args.failure_policy, rules=args.rules, pairing=args.pairing,
@@ -118,10 +120,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
         command=" ".join(["sgr-kit", *sys.argv[1:]]),
     )
     if not args.quiet:
-        print((result.folder / "summary.txt").read_text(encoding="utf-8"))
-    print(f"report: {len(result.files)} files in {args.out}; open {Path(args.out) / 'index.html'}")
+        _print((result.folder / "summary.txt").read_text(encoding="utf-8"))
+    _print(f"report: {len(result.files)} files in {args.out}; open {Path(args.out) / 'index.html'}")
     for run in result.failed:
-        print(f"sgr-kit: error: {run.error}", file=sys.stderr)
+        _print(f"sgr-kit: error: {run.error}", file=sys.stderr)
     return 0 if result.ok else 1
 
 
@@ -139,8 +141,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     with pd.option_context("display.width", 200, "display.max_colwidth", 60, "display.max_rows", 500):
         shown = table if args.all else bad
         cols = ["claim", "location", "published", "recomputed", "difference", "verdict"]
-        print(shown[cols].to_string(index=False) if len(shown) else "(no rows)")
-    print(f"\n{len(table)} derived numbers checked: {len(table) - len(bad)} consistent, {len(bad)} inconsistent")
+        _print(shown[cols].to_string(index=False) if len(shown) else "(no rows)")
+    _print(f"\n{len(table)} derived numbers checked: {len(table) - len(bad)} consistent, {len(bad)} inconsistent")
     return 0
 
 
@@ -202,8 +204,9 @@ def build_parser() -> argparse.ArgumentParser:
     _scoring_options(p, required=False)
     p.add_argument("--audit", metavar="FILE", help="audit labels (CSV: system, task_id, label) for the error profiles")
     p.add_argument("--out", default="report", metavar="DIR", help="the report folder to write (default: report)")
-    p.add_argument("--failure-policy", choices=FAILURE_POLICIES, default=FAILURE_POLICIES[0],
-                   help="how parse failures and missing answers enter means: zero (default) or exclude")
+    p.add_argument("--failure-policy", choices=FAILURE_POLICIES, default=None,
+                   help="how parse failures and missing answers enter means, on every page and the index: zero "
+                        "(default) or exclude; the same setting as -p failure_policy (give it once)")
     p.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
                    help="a notebook parameter, e.g. -p n_boot 2000 or -p systems '[GPT-5.5, Kimi K2.5]' (repeatable; "
                         "only names the notebooks' parameters cells define)")
@@ -224,8 +227,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _print(*parts: object, file=None, flush: bool = False) -> None:
+    """Print for a terminal: names from data (ANSI escapes, direction controls) are shown as markers."""
+    print(*(visible(part) for part in parts), file=file, flush=flush)
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    print(f"sgr-kit: warning: {message}", file=sys.stderr)
+    _print(f"sgr-kit: warning: {message}", file=sys.stderr)
 
 
 def _quiet_broken_pipe() -> int:
@@ -265,13 +273,21 @@ def main(argv: list[str] | None = None) -> int:
         except BrokenPipeError:
             return _quiet_broken_pipe()
         except SgrKitError as exc:
-            print(f"sgr-kit: error: {exc}", file=sys.stderr)
+            _print(f"sgr-kit: error: {exc}", file=sys.stderr)
+            return 2
+        except OSError as exc:  # the file system said no where no reader or writer expected it: still a clean error
+            where = f"{exc.filename}: " if exc.filename else ""
+            _print(f"sgr-kit: error: {where}{exc.strerror or exc}", file=sys.stderr)
+            return 2
+        except RecursionError:
+            _print("sgr-kit: error: an input is nested too deeply to read (more levels than Python's recursion "
+                   "limit)", file=sys.stderr)
             return 2
         except KeyboardInterrupt:
-            print("sgr-kit: interrupted; unfinished output files were removed", file=sys.stderr)
+            _print("sgr-kit: interrupted; unfinished output files were removed", file=sys.stderr)
             return 130
         except _Terminated:
-            print("sgr-kit: terminated; unfinished output files were removed", file=sys.stderr)
+            _print("sgr-kit: terminated; unfinished output files were removed", file=sys.stderr)
             return 143
         finally:
             if previous is not None:

@@ -23,6 +23,7 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 
 from sgr_kit.schema import METRIC_LABELS, METRICS, SYNTHETIC_NOTE
+from sgr_kit.text import CONTROL, control_name
 
 from .answers import AnswerDetail, reconstructed_text
 
@@ -64,18 +65,9 @@ WIDE = 5
 CELL_LIMIT = 200
 TEXT_LIMIT = 10_000
 
-#: Invisible characters shown as markers: bidirectional controls, zero-width space, BOM and C0/C1
-#: controls other than tab and newline.
-_CONTROL = re.compile("[\u061c\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-_SHORT = {
-    "\u061c": "ALM", "\u200b": "ZWSP", "\u200e": "LRM", "\u200f": "RLM", "\u202a": "LRE", "\u202b": "RLE",
-    "\u202c": "PDF", "\u202d": "LRO", "\u202e": "RLO", "\u2066": "LRI", "\u2067": "RLI", "\u2068": "FSI",
-    "\u2069": "PDI", "\ufeff": "BOM",
-}  # fmt: skip
-
-
-def _short(char: str) -> str:
-    return _SHORT.get(char, f"U+{ord(char):04X}")
+#: Invisible characters shown as markers (one definition, in :mod:`sgr_kit.text`).
+_CONTROL = CONTROL
+_short = control_name
 
 
 def _marker(match: re.Match) -> str:
