@@ -51,7 +51,7 @@ from ..errors import SgrKitError
 from ..output import write_table, write_text
 from ..resources import demo_paths, notebooks_dir, templates_dir
 from ..schema import check_failure_policy, check_profile
-from ..text import visible_repr
+from ..text import visible, visible_repr
 from .parameters import ANALYSIS, PARAMETERS, RESERVED, check_parameters_values, parse_parameter
 
 __all__ = ["NOTEBOOKS", "NotebookRun", "ReportResult", "ReportPlan", "notebook_parameters", "check_parameters",
@@ -163,7 +163,10 @@ def export_html(executed: str | os.PathLike, html: str | os.PathLike) -> Path:
     """Convert an executed notebook to a standalone HTML page that loads nothing from the network.
 
     Code cells are hidden; the page uses the ``sgr_offline`` template (JupyterLab's
-    look without the CDN scripts for require.js, MathJax, Mermaid and widgets).
+    look without the CDN scripts for require.js, MathJax, Mermaid and widgets). Control
+    characters, ANSI escapes and direction controls in what a cell printed or displayed (a
+    system name, an answer) are shown as markers (:func:`sgr_kit.text.visible`); a failing
+    cell's traceback keeps its colours.
     """
     import nbformat
     from nbconvert import HTMLExporter
@@ -172,7 +175,17 @@ def export_html(executed: str | os.PathLike, html: str | os.PathLike) -> Path:
     exporter.exclude_input = True
     exporter.exclude_input_prompt = True
     exporter.exclude_output_prompt = True
-    body, _ = exporter.from_notebook_node(nbformat.read(str(executed), as_version=4))
+    nb = nbformat.read(str(executed), as_version=4)
+    for cell in nb.cells:  # names printed or shown by a cell: control characters and ANSI escapes made visible
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                output["text"] = visible(output.get("text", ""))
+            elif output.get("output_type") in ("display_data", "execute_result"):
+                data = output.get("data", {})
+                for kind in ("text/plain", "text/html", "text/markdown"):
+                    if isinstance(data.get(kind), str):
+                        data[kind] = visible(data[kind])
+    body, _ = exporter.from_notebook_node(nb)
     return write_text(body, html, force=True)
 
 
