@@ -664,9 +664,9 @@ def build_report(
                    force=True)
 
         runs_done = _run_all(plan.jobs(building), workers, say)
-        order = [s.stem for s in plan.sources]
-        runs_done.sort(key=lambda r: order.index(r.name))
-        runs_done = kept + runs_done
+        order = [*NOTEBOOKS, *(s.stem for s in plan.sources if s.stem not in NOTEBOOKS)]
+        runs_done = sorted(kept + runs_done, key=lambda r: (order.index(r.name) if r.name in order else len(order),
+                                                            r.name))
         write_index(building, loaded, runs_done, failure_policy=analysis["failure_policy"],
                     n_boot=analysis["n_boot"], seed=analysis["seed"], systems=analysis["systems"],
                     alpha=analysis["alpha"], key_figures=KEY_FIGURES)
