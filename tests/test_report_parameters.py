@@ -130,8 +130,8 @@ def test_arbitrary_yaml_at_p_changes_nothing_outside_the_report_folder(tmp_path_
         assert _snapshot(folder) == before and not (folder / "report").exists()
         return
     assert _snapshot(folder) == before
-    for _, _, _, injected in plan.jobs(folder / "report"):
-        for key, value in injected.items():
+    for job in plan.jobs(folder / "report"):
+        for key, value in job[3].items():
             assert ast.literal_eval(PythonTranslator.translate(value)) == value, key
 
 

@@ -51,7 +51,7 @@ from ..errors import SgrKitError
 from ..output import write_table, write_text
 from ..resources import demo_paths, notebooks_dir, templates_dir
 from ..schema import check_failure_policy, check_profile
-from ..text import visible, visible_repr
+from ..text import NAME_WIDTH, short_label, visible, visible_repr
 from .parameters import ANALYSIS, PARAMETERS, RESERVED, check_parameters_values, parse_parameter
 
 __all__ = ["NOTEBOOKS", "NotebookRun", "ReportResult", "ReportPlan", "notebook_parameters", "check_parameters",
@@ -159,14 +159,15 @@ def run_notebook(
     return out
 
 
-def export_html(executed: str | os.PathLike, html: str | os.PathLike) -> Path:
+def export_html(executed: str | os.PathLike, html: str | os.PathLike, *, long_names: Sequence[str] = ()) -> Path:
     """Convert an executed notebook to a standalone HTML page that loads nothing from the network.
 
     Code cells are hidden; the page uses the ``sgr_offline`` template (JupyterLab's
     look without the CDN scripts for require.js, MathJax, Mermaid and widgets). Control
     characters, ANSI escapes and direction controls in what a cell printed or displayed (a
     system name, an answer) are shown as markers (:func:`sgr_kit.text.visible`); a failing
-    cell's traceback keeps its colours.
+    cell's traceback keeps its colours. Each of ``long_names`` (names from data longer than
+    :data:`sgr_kit.text.NAME_WIDTH`) is shown cut with an ellipsis wherever a cell printed it.
     """
     import nbformat
     from nbconvert import HTMLExporter
@@ -175,16 +176,29 @@ def export_html(executed: str | os.PathLike, html: str | os.PathLike) -> Path:
     exporter.exclude_input = True
     exporter.exclude_input_prompt = True
     exporter.exclude_output_prompt = True
+    import html as markup
+
+    cuts = []
+    for name in sorted(set(long_names), key=len, reverse=True):
+        short = short_label(name, width=NAME_WIDTH)
+        cuts += [(name, short), (markup.escape(name, quote=False), markup.escape(short, quote=False)),
+                 (markup.escape(name), markup.escape(short))]
+
+    def shown(text: str) -> str:
+        for name, short in cuts:
+            text = text.replace(name, short)
+        return visible(text)
+
     nb = nbformat.read(str(executed), as_version=4)
-    for cell in nb.cells:  # names printed or shown by a cell: control characters and ANSI escapes made visible
+    for cell in nb.cells:  # names printed or shown by a cell: cut, control characters and ANSI escapes made visible
         for output in cell.get("outputs", []):
             if output.get("output_type") == "stream":
-                output["text"] = visible(output.get("text", ""))
+                output["text"] = shown(output.get("text", ""))
             elif output.get("output_type") in ("display_data", "execute_result"):
                 data = output.get("data", {})
                 for kind in ("text/plain", "text/html", "text/markdown"):
                     if isinstance(data.get(kind), str):
-                        data[kind] = visible(data[kind])
+                        data[kind] = shown(data[kind])
     body, _ = exporter.from_notebook_node(nb)
     return write_text(body, html, force=True)
 
@@ -231,9 +245,9 @@ def _quiet_worker() -> None:
     os.close(devnull)
 
 
-def _execute(job: tuple[str, str, str, dict]) -> NotebookRun:
+def _execute(job: tuple[str, str, str, dict, tuple[str, ...]]) -> NotebookRun:
     """Run one notebook and export its page (in a worker process)."""
-    source, name, folder, parameters = job
+    source, name, folder, parameters, long_names = job
     start = time.perf_counter()
     executed = Path(folder) / f"{name}.ipynb"
     error = ""
@@ -245,7 +259,7 @@ def _execute(job: tuple[str, str, str, dict]) -> NotebookRun:
         error = f"notebook {name} could not run: {type(exc).__name__}: {exc}"
     if executed.is_file():
         _relative_metadata(executed, source)
-        export_html(executed, Path(folder) / f"{name}.html")
+        export_html(executed, Path(folder) / f"{name}.html", long_names=long_names)
     return NotebookRun(name, not error, time.perf_counter() - start, error)
 
 
@@ -453,10 +467,10 @@ class ReportPlan:
     analysis: dict[str, Any]
     given: dict[str, Any]
 
-    def jobs(self, folder: str | os.PathLike) -> list[tuple[str, str, str, dict]]:
-        """One job per notebook: (notebook, name, folder, the parameters papermill injects)."""
-        return [(str(src), src.stem, str(folder), {k: v for k, v in self.given.items() if k in self.known[src.stem]})
-                for src in self.sources]
+    def jobs(self, folder: str | os.PathLike, *, long_names: Sequence[str] = ()) -> list[tuple]:
+        """One job per notebook: (notebook, name, folder, the parameters papermill injects, long names to cut)."""
+        return [(str(src), src.stem, str(folder), {k: v for k, v in self.given.items() if k in self.known[src.stem]},
+                 tuple(long_names)) for src in self.sources]
 
 
 def plan_report(
@@ -663,7 +677,9 @@ def build_report(
         write_text(format_summary(shown, failure_policy=analysis["failure_policy"]) + "\n", building / "summary.txt",
                    force=True)
 
-        runs_done = _run_all(plan.jobs(building), workers, say)
+        names = [*loaded.scores["system"].astype(str).unique(), *loaded.scores["task_id"].astype(str).unique()]
+        long_names = [n for n in names if len(n) > NAME_WIDTH]
+        runs_done = _run_all(plan.jobs(building, long_names=long_names), workers, say)
         order = [*NOTEBOOKS, *(s.stem for s in plan.sources if s.stem not in NOTEBOOKS)]
         runs_done = sorted(kept + runs_done, key=lambda r: (order.index(r.name) if r.name in order else len(order),
                                                             r.name))
@@ -760,7 +776,7 @@ def _stop_workers(workers: list) -> None:
     psutil.wait_procs(procs, timeout=10)
 
 
-def _run_all(jobs: list[tuple[str, str, str, dict]], workers: int, say: Callable[[str], None]) -> list[NotebookRun]:
+def _run_all(jobs: list[tuple], workers: int, say: Callable[[str], None]) -> list[NotebookRun]:
     """Run the notebooks, ``workers`` at a time, reporting each as it ends."""
     done: list[NotebookRun] = []
     if not jobs:
