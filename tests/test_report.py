@@ -294,21 +294,21 @@ def test_force_refuses_a_report_folder_holding_other_files(fixture, pristine):
 def test_the_report_folder_follows_the_umask(built):
     mask = os.umask(0)
     os.umask(mask)
-    folder = built[0].folder
+    folder = built[0].folder.parent / "pristine"  # copied with its modes (copytree keeps them)
     for path in [folder, folder / "figures", folder / "tables"]:
         assert path.stat().st_mode & 0o777 == 0o777 & ~mask, oct(path.stat().st_mode)
-    for path in built[0].files:
+    for path in (p for p in folder.rglob("*") if p.is_file()):
         assert path.stat().st_mode & 0o777 == 0o666 & ~mask, (path, oct(path.stat().st_mode))
 
 
 # ------------------------------------------------------------------ one set of parameters, a self-contained folder
 
 
-def test_provenance_records_the_analysis_parameters_once(built):
-    provenance = json.loads((built[0].folder / "provenance.json").read_text())
+def test_provenance_records_the_analysis_parameters_once(pristine):
+    provenance = json.loads((pristine / "provenance.json").read_text())
     assert provenance["report"] == "sgr-kit report"
     assert provenance["analysis"]["n_boot"] == 200 and provenance["analysis"]["failure_policy"] == "zero"
-    assert set(provenance["files"]) == {p.relative_to(built[0].folder).as_posix() for p in built[0].files}
+    assert set(provenance["files"]) == {p.relative_to(pristine).as_posix() for p in pristine.rglob("*") if p.is_file()}
 
 
 def test_the_index_applies_the_same_policy_and_systems_as_the_pages(fixture, tmp_path):
@@ -394,3 +394,11 @@ def plt_shape(path: Path) -> tuple[int, int]:
     import matplotlib.pyplot as plt
 
     return plt.imread(path).shape[:2]
+
+
+def test_a_system_the_scores_do_not_hold_is_refused_before_any_notebook_runs(fixture, tmp_path):
+    out = tmp_path / "report"
+    with pytest.raises(SgrKitError, match=r"-p systems: '\"Alpha\"' not in the scores table \(quotes or brackets are "
+                                          r"part of these names as given"):
+        build_report(fixture["tasks"], fixture["runs"], out, parameters={"systems": ['"Alpha"']}, progress=False)
+    assert list(tmp_path.iterdir()) == []

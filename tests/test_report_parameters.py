@@ -77,9 +77,10 @@ def test_each_value_is_checked_against_what_its_notebook_accepts(name, text, mes
 
 
 def test_the_unknown_parameter_error_lists_no_reserved_name():
-    with pytest.raises(SgrKitError, match=r"unknown notebook parameter\(s\) n_bot; .*define, for -p: ") as info:
+    with pytest.raises(SgrKitError, match=r"unknown notebook parameter\(s\) n_bot; .* define and the build does "
+                                          r"not set itself: ") as info:
         check_parameters_values({"n_bot": 5})
-    listed = str(info.value).split("for -p: ")[1].split(", ")
+    listed = str(info.value).split("itself: ")[1].split(", ")
     assert "n_boot" in listed and not set(listed) & set(RESERVED), listed
 
 

@@ -18,12 +18,20 @@ How it behaves:
   and per-cell records instead of scoring again;
 - notebooks run with papermill in worker processes (default: one per core); every
   ``-p NAME VALUE`` must be defined by a notebook's ``parameters`` cell, and values are
-  passed as data (YAML scalars or lists), never executed;
+  passed as data (plain YAML scalars or flat lists), never executed, each checked against
+  :data:`~sgr_kit.report.parameters.PARAMETERS` before anything is written;
+- one set of analysis parameters is used by every page and by the index and recorded in
+  ``provenance.json``; the notebooks get paths relative to the report folder, so a saved
+  notebook runs again (``papermill NB.ipynb out.ipynb --cwd REPORT``);
 - a failing notebook is reported with its name and failing cell; the other notebooks still
   build, the index marks the failure, and the build reports failure (non-zero exit status);
 - the report is built in a temporary folder beside ``out_dir`` and moved into place only when
-  complete, so an interrupted or crashed build leaves the previous report as it was; an
-  existing report is replaced only with ``force=True``;
+  complete, so an interrupted or crashed build leaves the previous report as it was (the
+  notebooks' kernels are stopped before the temporary folder is removed); an existing
+  report is replaced only with ``force=True``, and only when it is an sgr-kit report
+  (:func:`check_report_folder`); a folder holding an input is never replaced; rebuilding a
+  subset of the notebooks keeps the other pages when they used the same scores and
+  parameters;
 - every page opens offline: nothing is loaded from outside the report folder.
 """
 
@@ -102,7 +110,8 @@ def check_parameters(parameters: Mapping[str, Any], notebooks: Sequence[Path]) -
     unknown = sorted(set(parameters) - accepted)
     if unknown:
         raise SgrKitError(
-            f"unknown notebook parameter(s) {', '.join(unknown)}; the notebooks' parameters cells define, for -p: "
+            f"unknown notebook parameter(s) {', '.join(unknown)}; -p takes what the notebooks' parameters cells "
+            f"define and the build does not set itself: "
             f"{', '.join(sorted(accepted))}"
         )
     return known

@@ -272,6 +272,6 @@ def check_parameters_values(parameters: Mapping[str, Any]) -> dict[str, Any]:
                           f"instead")
     unknown = sorted(set(parameters) - set(accepted_names()))
     if unknown:
-        raise SgrKitError(f"unknown notebook parameter(s) {', '.join(unknown)}; the notebooks' parameters cells "
-                          f"define, for -p: {', '.join(accepted_names())}")
+        raise SgrKitError(f"unknown notebook parameter(s) {', '.join(unknown)}; -p takes what the notebooks' "
+                          f"parameters cells define and the build does not set itself: {', '.join(accepted_names())}")
     return {name: check_parameter(name, value) for name, value in parameters.items()}
