@@ -211,11 +211,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a notebook parameter, e.g. -p n_boot 2000 or -p systems '[GPT-5.5, Kimi K2.5]' (repeatable; "
                         "only names the notebooks' parameters cells define)")
     p.add_argument("--notebooks", metavar="LIST",
-                   help="comma-separated notebooks to run, by name or number (default: all), e.g. 01,03")
+                   help="comma-separated notebooks to run, by name or number (default: all), e.g. 01,03; with "
+                        "--force on an existing report, its other pages are kept when built from the same scores "
+                        "and parameters")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="notebooks run at once in worker processes (default: the machine's cores)")
     p.add_argument("--quiet", action="store_true", help="print no progress and no summary, only the result line")
-    p.add_argument("--force", action="store_true", help="replace an existing report in DIR")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing report in DIR (only an sgr-kit report; never a folder holding an input)")
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("audit", help="recompute every number the paper derives from others",
