@@ -60,6 +60,8 @@ from ..output import write_table, write_text
 from ..resources import demo_paths, notebooks_dir, templates_dir
 from ..schema import check_failure_policy, check_profile
 from ..text import NAME_WIDTH, short_label, visible, visible_repr
+from .folder import (REPORT_KIND, check_report_folder, copy_report, install_report, read_provenance, remove_folder,
+                     report_files)
 from .parameters import ANALYSIS, PARAMETERS, RESERVED, check_parameters_values, parse_parameter
 
 __all__ = ["NOTEBOOKS", "NotebookRun", "ReportResult", "ReportPlan", "notebook_parameters", "check_parameters",
@@ -339,17 +341,9 @@ def _scoring_key(inputs: list[dict[str, str]], profile: str, strict_pairing: boo
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _previous_provenance(out: Path) -> dict | None:
-    try:
-        provenance = json.loads((out / "provenance.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return None
-    return provenance if isinstance(provenance, dict) else None
-
-
 def _previous_scores(out: Path, key: str) -> tuple[Path, Path] | None:
     """The previous report's scores and cells when they were scored from the same inputs."""
-    provenance = _previous_provenance(out) or {}
+    provenance = read_provenance(out) or {}
     scores, cells = out / "scores.csv", out / "cells.parquet"
     scoring = provenance.get("scoring")
     if isinstance(scoring, dict) and scoring.get("key") == key and scores.is_file() and cells.is_file():
@@ -365,102 +359,6 @@ def _versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             found[name] = "not installed"
     return found
-
-
-#: What a report's ``provenance.json`` says it is (``--force`` replaces only such a folder).
-REPORT_KIND = "sgr-kit report"
-#: Entries of a report folder that are no part of the report and may be replaced with it.
-_IGNORED = {".ipynb_checkpoints", ".DS_Store"}
-
-
-def _is_report(provenance: dict | None) -> bool:
-    if not provenance:
-        return False
-    if provenance.get("report") == REPORT_KIND:
-        return True
-    return all(key in provenance for key in ("sgr_kit", "scoring", "notebooks", "inputs"))  # before "report"
-
-
-def _relative_files(folder: Path) -> list[str]:
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
-                  if p.is_file() and not (set(p.relative_to(folder).parts) & _IGNORED))
-
-
-def _shown(names: Sequence[str], limit: int = 5) -> str:
-    more = f" and {len(names) - limit} more" if len(names) > limit else ""
-    return ", ".join(names[:limit]) + more
-
-
-def check_report_folder(out_dir: str | os.PathLike, *, force: bool = False,
-                        inputs: Sequence[str | os.PathLike] = ()) -> Path:
-    """Refuse a report folder that would destroy something that is not a report.
-
-    ``out_dir`` may not exist, be an empty folder, or (with ``force``) hold an sgr-kit report:
-    its ``provenance.json`` says so and the folder holds no file the report did not write.
-    A folder that equals or contains an input (a task, runs, audit, rules or pairing file or
-    folder, a notebook) is refused with or without ``force``.
-
-    Returns
-    -------
-    Path
-        The folder, absolute.
-
-    Raises
-    ------
-    SgrKitError
-        Naming the folder and what is in it.
-    """
-    out = Path(out_dir).absolute()
-    resolved = Path(os.path.realpath(out))
-    for source in inputs:
-        path = Path(source)
-        if not path.exists():
-            continue  # a dataset id, or a file the loaders will report
-        real = Path(os.path.realpath(path))
-        if real == resolved or resolved in real.parents:
-            raise SgrKitError(f"report folder {out_dir} {'is' if real == resolved else 'contains'} the input "
-                              f"{source}; choose a report folder that holds no input (with or without --force)")
-    if out.exists() and not out.is_dir():
-        raise SgrKitError(f"report folder {out_dir} is an existing file; expected a folder")
-    if not out.exists():
-        return out
-    try:
-        entries = sorted(p.name for p in out.iterdir())
-    except OSError as exc:
-        raise SgrKitError(f"report folder {out_dir}: cannot read it ({exc.strerror})") from None
-    if not entries:
-        return out
-    if not force:
-        raise SgrKitError(f"report folder {out_dir} is not empty; pass --force to replace the report in it")
-    provenance = _previous_provenance(out)
-    if not _is_report(provenance):
-        raise SgrKitError(f"report folder {out_dir} holds {_shown(entries)} but no sgr-kit report (no provenance.json "
-                          f"saying so); --force replaces only a report. Choose another --out")
-    listed = provenance.get("files")
-    if isinstance(listed, list):
-        foreign = sorted(set(_relative_files(out)) - set(map(str, listed)) - {"provenance.json"})
-        if foreign:
-            raise SgrKitError(f"report folder {out_dir} holds files that are not part of its report: {_shown(foreign)}; "
-                              f"--force replaces only a report. Move them, or choose another --out")
-    return out
-
-
-def _umask_dir_mode() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o777 & ~mask
-
-
-def _install(building: Path, out: Path) -> None:
-    """Move the complete report into place, replacing the previous one."""
-    os.chmod(building, _umask_dir_mode())  # mkdtemp made it 0700: a report folder follows the umask
-    if out.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.previous-", dir=out.parent))
-        os.rename(out, old / out.name)
-        os.rename(building, out)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.rename(building, out)
 
 
 @dataclass
@@ -540,7 +438,7 @@ def plan_report(
 
 def _kept_pages(out: Path, key: str, plan: ReportPlan, say: Callable[[str], None]) -> list[NotebookRun]:
     """Pages of the previous report that a subset rebuild keeps (same scores and analysis parameters)."""
-    provenance = _previous_provenance(out) or {}
+    provenance = read_provenance(out) or {}
     rebuilt = {src.stem for src in plan.sources}
     previous = [n for n in provenance.get("notebooks", []) if isinstance(n, dict) and n.get("name") not in rebuilt]
     if not previous:
@@ -663,7 +561,7 @@ def build_report(
         previous = _previous_scores(out, key) if force else None
         kept = _kept_pages(out, key, plan, say) if force and previous is not None else []
         if kept:
-            _copy_report(out, building)
+            copy_report(out, building)
         if previous is not None:
             if not kept:
                 shutil.copyfile(previous[0], building / "scores.csv")
@@ -709,11 +607,11 @@ def build_report(
             "workers": workers, "synthetic": loaded.synthetic,
             "rerun": "papermill <notebook>.ipynb <copy>.ipynb --cwd <this folder> (paths are relative to it)",
         }
-        provenance["files"] = sorted(set(_relative_files(building)) | {"provenance.json"})
+        provenance["files"] = sorted(set(report_files(building)) | {"provenance.json"})
         write_text(json.dumps(provenance, indent=2, default=str) + "\n", building / "provenance.json", force=True)
-        _install(building, out)
+        install_report(building, out)
     except BaseException:
-        _remove(building)
+        remove_folder(building)
         raise
     finally:
         restore()
@@ -723,24 +621,6 @@ def build_report(
 
 def _subset(scores: pd.DataFrame, systems: list[str] | None) -> pd.DataFrame:
     return scores if systems is None else scores[scores["system"].isin(systems)].reset_index(drop=True)
-
-
-def _copy_report(out: Path, building: Path) -> None:
-    """Copy the previous report into the build folder (a subset rebuild keeps its other pages)."""
-    for name in _relative_files(out):
-        target = building / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(out / name, target)
-
-
-def _remove(folder: Path) -> None:
-    """Remove a build folder, even while signals arrive."""
-    for _ in range(3):
-        try:
-            shutil.rmtree(folder, ignore_errors=True)
-            return
-        except BaseException:  # a second Ctrl-C during the removal: try again, then give up quietly
-            continue
 
 
 def _interrupt_on_sigterm() -> Callable[[], None]:
