@@ -21,6 +21,7 @@ from . import __version__
 from .errors import SgrKitError
 from .load.release import LANGUAGES
 from .schema import FAILURE_POLICIES, PROFILES
+from .text import visible
 
 __all__ = ["main", "build_parser"]
 
@@ -64,7 +65,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         progress=not args.no_progress, language=args.language,
     )  # fmt: skip
     counts = scores["status"].value_counts().to_dict()
-    print(
+    _print(
         f"scored {len(scores)} answers ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}) "
         f"with profile '{args.profile}' -> {args.out}" + (f"; cells -> {args.cells}" if args.cells else "")
     )
@@ -77,7 +78,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
             UserWarning, stacklevel=1,
         )  # fmt: skip
     if is_synthetic(scores):
-        print(SYNTHETIC_NOTE)
+        _print(SYNTHETIC_NOTE)
     return 0
 
 
@@ -86,7 +87,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
     report = validate(args.tasks, pairing=args.pairing, strict_pairing=args.strict_pairing, runs=args.runs,
                       language=args.language)
-    print(report.text(verbose=args.verbose))
+    _print(report.text(verbose=args.verbose))
     return 0 if report.ok else 1
 
 
@@ -95,7 +96,7 @@ def _cmd_summary(args: argparse.Namespace) -> int:
     from .report.summary import format_summary
 
     scores = load_scores(args.scores)
-    print(format_summary(scores, failure_policy=args.failure_policy, source=str(args.scores),
+    _print(format_summary(scores, failure_policy=args.failure_policy, source=str(args.scores),
                          ci=args.ci, n_boot=args.n_boot, seed=args.seed))
     return 0
 
@@ -105,16 +106,17 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     seed = DEFAULT_SEED if args.seed is None else args.seed
     paths = write_demo(args.out, seed=seed, force=args.force)
-    print(f"wrote {len(paths)} files of the SYNTHETIC demo benchmark (seed {seed}) to {args.out}")
+    _print(f"wrote {len(paths)} files of the SYNTHETIC demo benchmark (seed {seed}) to {args.out}")
     return 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from .report.build import NOTEBOOKS, build_report, parse_parameter
+    from .report.build import NOTEBOOKS, build_report
+    from .report.parameters import parse_parameter
 
     parameters = {name: parse_parameter(name, value) for name, value in args.parameter or []}
     notebooks = [n.strip() for n in args.notebooks.split(",") if n.strip()] if args.notebooks else list(NOTEBOOKS)
-    log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    log = None if args.quiet else (lambda line: _print(line, file=sys.stderr, flush=True))
     result = build_report(
         args.tasks, args.runs, args.out, audit_labels=args.audit, label_files=args.labels, profile=args.profile,
         failure_policy=args.failure_policy, rules=args.rules, pairing=args.pairing,
@@ -123,10 +125,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
         command=" ".join(["sgr-kit", *sys.argv[1:]]), trajectories=args.trajectories,
     )
     if not args.quiet:
-        print((result.folder / "summary.txt").read_text(encoding="utf-8"))
-    print(f"report: {len(result.files)} files in {args.out}; open {Path(args.out) / 'index.html'}")
+        _print((result.folder / "summary.txt").read_text(encoding="utf-8"))
+    _print(f"report: {len(result.files)} files in {args.out}; open {Path(args.out) / 'index.html'}")
     for run in result.failed:
-        print(f"sgr-kit: error: {run.error}", file=sys.stderr)
+        _print(f"sgr-kit: error: {run.error}", file=sys.stderr)
     return 0 if result.ok else 1
 
 
@@ -144,8 +146,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     with pd.option_context("display.width", 200, "display.max_colwidth", 60, "display.max_rows", 500):
         shown = table if args.all else bad
         cols = ["claim", "location", "published", "recomputed", "difference", "verdict"]
-        print(shown[cols].to_string(index=False) if len(shown) else "(no rows)")
-    print(f"\n{len(table)} derived numbers checked: {len(table) - len(bad)} consistent, {len(bad)} inconsistent")
+        _print(shown[cols].to_string(index=False) if len(shown) else "(no rows)")
+    _print(f"\n{len(table)} derived numbers checked: {len(table) - len(bad)} consistent, {len(bad)} inconsistent")
     return 0
 
 
@@ -331,17 +333,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="agents' trajectories (JSONL file or <system>/<task_id>.jsonl folder) for the site-reach page; "
                         "they also stand in for --runs when it is not given")
     p.add_argument("--out", default="report", metavar="DIR", help="the report folder to write (default: report)")
-    p.add_argument("--failure-policy", choices=FAILURE_POLICIES, default=FAILURE_POLICIES[0],
-                   help="how parse failures and missing answers enter means: zero (default) or exclude")
+    p.add_argument("--failure-policy", choices=FAILURE_POLICIES, default=None,
+                   help="how parse failures and missing answers enter means, on every page and the index: zero "
+                        "(default) or exclude; the same setting as -p failure_policy (give it once)")
     p.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
                    help="a notebook parameter, e.g. -p n_boot 2000 or -p systems '[GPT-5.5, Kimi K2.5]' (repeatable; "
                         "only names the notebooks' parameters cells define)")
     p.add_argument("--notebooks", metavar="LIST",
-                   help="comma-separated notebooks to run, by name or number (default: all), e.g. 01,03")
+                   help="comma-separated notebooks to run, by name or number (default: all), e.g. 01,03; with "
+                        "--force on an existing report, its other pages are kept when built from the same scores "
+                        "and parameters")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="notebooks run at once in worker processes (default: the machine's cores)")
     p.add_argument("--quiet", action="store_true", help="print no progress and no summary, only the result line")
-    p.add_argument("--force", action="store_true", help="replace an existing report in DIR")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing report in DIR (only an sgr-kit report; never a folder holding an input)")
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("audit", help="recompute every number the paper derives from others",
@@ -354,8 +360,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _print(*parts: object, file=None, flush: bool = False) -> None:
+    """Print for a terminal: names from data (ANSI escapes, direction controls) are shown as markers."""
+    print(*(visible(part) for part in parts), file=file, flush=flush)
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    print(f"sgr-kit: warning: {message}", file=sys.stderr)
+    _print(f"sgr-kit: warning: {message}", file=sys.stderr)
 
 
 def _quiet_broken_pipe() -> int:
@@ -395,13 +406,21 @@ def main(argv: list[str] | None = None) -> int:
         except BrokenPipeError:
             return _quiet_broken_pipe()
         except SgrKitError as exc:
-            print(f"sgr-kit: error: {exc}", file=sys.stderr)
+            _print(f"sgr-kit: error: {exc}", file=sys.stderr)
+            return 2
+        except OSError as exc:  # the file system said no where no reader or writer expected it: still a clean error
+            where = f"{exc.filename}: " if exc.filename else ""
+            _print(f"sgr-kit: error: {where}{exc.strerror or exc}", file=sys.stderr)
+            return 2
+        except RecursionError:
+            _print("sgr-kit: error: an input is nested too deeply to read (more levels than Python's recursion "
+                   "limit)", file=sys.stderr)
             return 2
         except KeyboardInterrupt:
-            print("sgr-kit: interrupted; unfinished output files were removed", file=sys.stderr)
+            _print("sgr-kit: interrupted; unfinished output files were removed", file=sys.stderr)
             return 130
         except _Terminated:
-            print("sgr-kit: terminated; unfinished output files were removed", file=sys.stderr)
+            _print("sgr-kit: terminated; unfinished output files were removed", file=sys.stderr)
             return 143
         finally:
             if previous is not None:

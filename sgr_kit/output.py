@@ -27,7 +27,7 @@ import pandas as pd
 from .errors import SgrKitError
 
 __all__ = [
-    "TABLE_SUFFIXES", "check_writable", "atomic_path", "atomic_file", "write_table", "write_text", "write_bytes",
+    "TABLE_SUFFIXES", "check_writable", "probe_writable", "check_not_input", "atomic_path", "atomic_file", "write_table", "write_text", "write_bytes",
     "TableStream", "table_stream", "child_path",
 ]  # fmt: skip
 
@@ -64,7 +64,57 @@ def check_writable(
             break
     if out.exists() and not force:
         raise SgrKitError(f"{what} {out} already exists; pass --force to overwrite it")
+    probe_writable(out, what=what)
     return out
+
+
+def probe_writable(path: str | os.PathLike, *, what: str = "output") -> Path:
+    """Check that a file can be created where ``path`` goes, before any long work.
+
+    A temporary file is created (and removed) in the nearest existing folder on the way to
+    ``path``, so a read-only file system, a folder without write permission, an immutable
+    folder or a path under ``/proc`` is an error naming the path now, not after scoring.
+
+    Raises
+    ------
+    SgrKitError
+        Naming ``path`` and the system's reason.
+    """
+    out = Path(path)
+    folder = out.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".sgr-kit-probe-", dir=folder)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as exc:
+        raise SgrKitError(f"{what} {out}: cannot write in {folder} ({exc.strerror or exc})") from None
+    return out
+
+
+def check_not_input(path: str | os.PathLike, inputs, *, what: str = "output") -> Path:
+    """Refuse an output that is one of the inputs (a file or a folder), with or without ``--force``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> runs = Path(tempfile.mkdtemp()) / "runs.csv"
+    >>> _ = runs.write_text("system,task_id,answer")
+    >>> check_not_input(runs, [runs], what="--out")
+    Traceback (most recent call last):
+    ...
+    sgr_kit.errors.SgrKitError: --out ... is the input ...runs.csv; an output never replaces an input, even with --force
+    """
+    out = Path(os.path.realpath(path))
+    for source in inputs or ():
+        if source is None or not Path(source).exists():
+            continue
+        real = Path(os.path.realpath(source))
+        if real == out or out in real.parents:
+            raise SgrKitError(f"{what} {path} {'is' if real == out else 'contains'} the input {source}; "
+                              f"an output never replaces an input, even with --force")
+    return Path(path)
 
 
 @contextmanager
@@ -88,15 +138,31 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
         out.parent.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
         raise SgrKitError(f"output {out}: a parent folder is an existing file") from None
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    os.close(fd)
+    except OSError as exc:
+        raise SgrKitError(f"output {out}: cannot create its folder ({exc.strerror or exc})") from None
     try:
-        yield tmp
-        os.chmod(tmp, _umask_mode())
-        os.replace(tmp, out)
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+        os.close(fd)
+    except OSError as exc:
+        raise SgrKitError(f"output {out}: cannot write in {out.parent} ({exc.strerror or exc})") from None
+    try:
+        try:
+            yield tmp
+        except OSError as exc:
+            if exc.filename not in (None, tmp, str(out)):
+                raise  # an input that could not be read: the reader names it
+            raise SgrKitError(f"output {out}: writing failed ({exc.strerror or exc})") from None
+        try:
+            os.chmod(tmp, _umask_mode())
+            os.replace(tmp, out)
+        except OSError as exc:
+            raise SgrKitError(f"output {out}: cannot move the finished file into place ({exc.strerror or exc})") from None
     finally:
         if os.path.exists(tmp):
-            os.unlink(tmp)
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 def atomic_file(path: str | os.PathLike, write: Callable[[str], None]) -> Path:

@@ -27,7 +27,7 @@ import pandas as pd
 from .errors import SgrKitError
 from .load import RunSet, load_audit, load_runs, load_scores, read_table
 from .load.scores import by_language
-from .output import TABLE_SUFFIXES, check_writable, table_stream, write_table
+from .output import TABLE_SUFFIXES, check_not_input, check_writable, table_stream, write_table
 from .prepare import TaskSet, load_tasks
 from .resources import demo_paths
 from .rules import Rules, load_rules
@@ -184,10 +184,14 @@ def score_files_to(
         lies under a file or has another suffix, for ``out`` and ``cells`` naming one file, and
         for every problem of the inputs.
     """
+    given = [*([tasks] if isinstance(tasks, (str, os.PathLike)) else tasks or []),
+             *([runs] if isinstance(runs, (str, os.PathLike)) else runs or []), rules, pairing]
+    check_not_input(out, given, what="--out")
     check_writable(out, force=force, what="--out", suffixes=TABLE_SUFFIXES)
     if cells is not None:
         if Path(cells).resolve() == Path(out).resolve():
             raise SgrKitError(f"--out and --cells name the same file {out}; give two different files")
+        check_not_input(cells, given, what="--cells output")
         check_writable(cells, force=force, what="--cells output", suffixes=TABLE_SUFFIXES)
     task_set, run_set, loaded_rules, parts = _load(tasks, runs, profile=profile, rules=rules, pairing=pairing,
                                                    strict_pairing=strict_pairing, language=language)  # fmt: skip

@@ -329,3 +329,105 @@ def test_released_tasks_validate_verbosely_and_score_in_the_language_asked(origi
     scores = pd.read_csv(out_csv)
     assert set(scores["language"]) == {"zh"}
     assert scores.loc[scores["status"] == "parsed", "item_f1"].tolist() == [1.0]
+
+
+# ------------------------------------------------------------------ safety: inputs, the file system, names
+
+
+def _score(files, out, *more):
+    return main(["score", "--tasks", str(files / "tasks.jsonl"), "--runs", str(files / "runs.jsonl"),
+                 "--out", str(out), "--no-progress", *more])
+
+
+def test_score_never_replaces_its_input_even_with_force(files, capsys):
+    runs = files / "runs.jsonl"
+    before = runs.read_bytes()
+    assert _score(files, runs.with_suffix(".csv"), "--force") == 0  # an ordinary output is fine
+    csv_runs = runs.with_suffix(".csv")
+    pd.DataFrame({"system": ["A"], "task_id": ["kegg_900"], "answer": ["NONE"]}).to_csv(csv_runs, index=False)
+    kept = csv_runs.read_bytes()
+    status = main(["score", "--tasks", str(files / "tasks.jsonl"), "--runs", str(csv_runs), "--out", str(csv_runs),
+                   "--force", "--no-progress"])
+    err = capsys.readouterr().err
+    assert status == 2 and "is the input" in err and "even with --force" in err
+    assert csv_runs.read_bytes() == kept and runs.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", [
+    ["score", "--tasks", "{tasks}", "--runs", "{runs}", "--out", "/proc/sgr-kit-test/scores.csv", "--no-progress"],
+    ["score", "--tasks", "{tasks}", "--runs", "{runs}", "--out", "{tmp}/s.csv", "--cells", "/proc/sgr-kit-test/c.parquet",
+     "--no-progress"],
+    ["audit", "--out", "/proc/sgr-kit-test/audit.csv"],
+    ["demo", "--out", "/proc/sgr-kit-test/demo"],
+    ["report", "--out", "/proc/sgr-kit-test/report", "--quiet", "--notebooks", "01"],
+])
+def test_an_unwritable_output_location_is_a_clean_error_naming_the_path_before_any_work(files, capsys, command):
+    filled = [a.format(tasks=files / "tasks.jsonl", runs=files / "runs.jsonl", tmp=files) for a in command]
+    assert main(filled) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("sgr-kit: error:") and "/proc/sgr-kit-test" in captured.err
+    assert "Traceback" not in captured.err and "scored" not in captured.out
+    assert not (files / "s.csv").exists()
+
+
+def test_a_full_disk_while_writing_is_a_clean_error_naming_the_path(files, capsys, monkeypatch):
+    import errno
+
+    def full(self, path, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", full)
+    assert _score(files, files / "scores.csv") == 2
+    err = capsys.readouterr().err
+    assert "sgr-kit: error: output" in err and "scores.csv" in err and "No space left on device" in err
+    assert not (files / "scores.csv").exists() and not list(files.glob(".scores.csv.*"))
+
+
+def test_a_deeply_nested_json_answer_names_the_file_and_line(files, capsys):
+    deep = "[" * 1500 + "]" * 1500
+    line = json.dumps({"system": "A", "task_id": "kegg_900", "answer": None}).replace("null", deep)
+    (files / "deep.jsonl").write_text(json.dumps({"system": "B", "task_id": "kegg_900", "answer": "NONE"}) + "\n"
+                                      + line + "\n")
+    status = main(["score", "--tasks", str(files / "tasks.jsonl"), "--runs", str(files / "deep.jsonl"),
+                   "--out", str(files / "s.csv"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert status == 2 and "deep.jsonl:2: JSON nested too deeply" in err and "Traceback" not in err
+    status = main(["validate", "--tasks", str(files / "tasks.jsonl"), "--runs", str(files / "deep.jsonl")])
+    out = capsys.readouterr().out
+    assert status == 1 and "deep.jsonl:2: JSON nested too deeply" in out
+
+
+@pytest.mark.parametrize("name, value", [("n_boot", "abc"), ("n_boot", "null"), ("n_boot", "[1,2]"),
+                                         ("n_boot", ".inf"), ("seed", "-1")])
+def test_a_bad_report_parameter_is_refused_before_anything_is_scored_or_written(tmp_path, capsys, monkeypatch, name,
+                                                                                value):
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "--out", "R", "--quiet", "-p", name, value]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"sgr-kit: error: -p {name}: expected") and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_failure_policy_is_given_once(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "--out", "R", "--quiet", "--failure-policy", "zero", "-p", "failure_policy",
+                 "exclude"]) == 2
+    assert "--failure-policy zero and -p failure_policy exclude disagree" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_names_reach_the_terminal_with_their_controls_visible(files, capsys):
+    hostile = "Evil\x1b[2J\x1b[31m\u202eAgent"
+    runs = [{"system": hostile, "task_id": "kegg_900", "answer": "NONE"},
+            {"system": hostile, "task_id": "kegg_900-g", "answer": "NONE"}]
+    (files / "hostile.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs))
+    assert main(["score", "--tasks", str(files / "tasks.jsonl"), "--runs", str(files / "hostile.jsonl"),
+                 "--out", str(files / "h.csv"), "--no-progress"]) == 0
+    assert main(["summary", str(files / "h.csv")]) == 0
+    main(["validate", "--tasks", str(files / "tasks.jsonl"), "--runs", str(files / "hostile.jsonl")])
+    (files / "bad.jsonl").write_text(json.dumps({"system": hostile, "task_id": "nope\u202e", "answer": "x"}) + "\n")
+    main(["validate", "--tasks", str(files / "tasks.jsonl"), "--runs", str(files / "bad.jsonl")])
+    captured = capsys.readouterr()
+    for stream in (captured.out, captured.err):
+        assert "\x1b" not in stream and "\u202e" not in stream
+    assert "Evil⟨U+001B⟩[2J⟨U+001B⟩[31m⟨RLO⟩Agent" in captured.out

@@ -7,6 +7,8 @@ artist and, loosely, as red pixels in the rendered image.
 
 from __future__ import annotations
 
+import sys
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -289,3 +291,32 @@ def test_save_figure_errors(tmp_path):
         F.save_figure(fig, tmp_path / "x", formats=("jpg",))
     with pytest.raises(SgrKitError, match="expected a matplotlib Figure, found str"):
         F.save_figure("figure", tmp_path / "x")
+
+
+# ------------------------------------------------------------------ names from data
+
+
+HOSTILE_SYSTEMS = ["x" * 5000, "Agent $\\frac$ v2", "red\x1b[31m\u202eevil", "my-agent"]
+
+
+@pytest.mark.parametrize("name", list(FIGURES))
+def test_no_system_name_can_grow_a_figure_or_be_read_as_mathtext(name, tmp_path, rng, monkeypatch):
+    """A 5,000-character name, ``$\\frac$`` and control characters: the figure draws, and stays its size."""
+    function, key, kwargs = FIGURES[name]
+    normal = F.save_figure(function(tables(False, rng)[key], **kwargs), tmp_path / "normal", formats=("png",))
+    monkeypatch.setattr(sys.modules[__name__], "SYSTEMS", HOSTILE_SYSTEMS)
+    fig = function(tables(False, rng)[key], **kwargs)
+    labels = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+    assert not any("\x1b" in t or "\u202e" in t or len(t) > 200 for t in labels)
+    hostile = F.save_figure(fig, tmp_path / "hostile", formats=("png",))
+    (h1, w1), (h2, w2) = plt.imread(normal[0]).shape[:2], plt.imread(hostile[0]).shape[:2]
+    assert h2 <= 2 * h1 + 200 and w2 <= 2 * w1 + 200, (name, (h1, w1), (h2, w2))
+
+
+def test_a_long_name_is_cut_with_an_ellipsis_and_dollars_are_shown():
+    from sgr_kit.figures.theme import short_system
+
+    assert short_system("x" * 5000) == "x" * 39 + "…"
+    fig, ax = plt.subplots()
+    ax.set_title(short_system("Agent $\\frac$ v2"))
+    fig.canvas.draw()  # mathtext would raise a ValueError here

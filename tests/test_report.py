@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -27,7 +28,7 @@ COMMON = {"scores_path", "cells_path", "tasks_paths", "runs_path", "audit_path",
           "failure_policy", "n_boot", "seed", "alpha", "figure_format", "output_dir"}
 
 
-def write_fixture(folder: Path) -> dict[str, list[str] | str]:
+def write_fixture(folder: Path, systems: tuple[str, ...] = ("Alpha", "Beta", "GPT-5.5")) -> dict[str, list[str] | str]:
     """Six base problems in both variants, three systems, audit labels, one hostile answer."""
     folder.mkdir(parents=True, exist_ok=True)
     tasks, runs, audit = [], [], []
@@ -39,10 +40,10 @@ def write_fixture(folder: Path) -> dict[str, list[str] | str]:
             tid = f"{domain.lower().split('_')[0]}_00{i + 1}{suffix}"
             tasks.append({"task_id": tid, "domain": domain, "oracle_answer": reference,
                           "output_format": "Return key|value|note rows."})
-            for s, system in enumerate(("Alpha", "Beta", "GPT-5.5")):
+            for s, system in enumerate(systems):
                 kept = rows[: max(1, len(rows) - s)]
                 answer = "key|value|note\n" + "\n".join(kept)
-                if system == "Beta" and i == 1 and suffix == "":  # the omitted row written with a hostile key
+                if s == 1 and i == 1 and suffix == "":  # the omitted row written with a hostile key
                     answer += "\n" + "|".join([HOSTILE, *rows[-1].split("|")[1:]])
                 runs.append({"system": system, "task_id": tid, "answer": answer})
                 audit.append({"system": system, "task_id": tid,
@@ -66,7 +67,16 @@ def built(fixture, tmp_path_factory):
     lines: list[str] = []
     result = build_report(fixture["tasks"], fixture["runs"], out, audit_labels=fixture["audit"],
                           parameters={"n_boot": 200}, workers=2, progress=False, log=lines.append)
+    shutil.copytree(out, out.parent / "pristine")  # as built, for tests that change a copy
     return result, lines
+
+
+@pytest.fixture
+def pristine(built, tmp_path):
+    """A copy of the report as built, in a folder of its own."""
+    copy = tmp_path / "copied-report"
+    shutil.copytree(built[0].folder.parent / "pristine", copy)
+    return copy
 
 
 def test_notebooks_are_committed_clean_with_one_parameters_cell():
@@ -209,6 +219,7 @@ def test_an_interrupted_build_leaves_the_previous_report_intact(built, fixture, 
     previous = tmp_path / "report"
     previous.mkdir()
     (previous / "index.html").write_text("the previous report")
+    (previous / "provenance.json").write_text(json.dumps({"report": "sgr-kit report"}))
     command = [sys.executable, "-m", "sgr_kit.cli", "report", "--tasks", *fixture["tasks"], "--runs",
                *fixture["runs"], "--out", str(previous), "--force", "--no-progress", "-p", "n_boot", "120"]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
@@ -221,12 +232,23 @@ def test_an_interrupted_build_leaves_the_previous_report_intact(built, fixture, 
     else:
         proc.kill()
         pytest.fail("the build never started")
-    time.sleep(0.5)
+    import psutil
+
+    kernels: list = []
+    while time.monotonic() < deadline and not kernels:  # wait until notebook kernels run
+        kernels = [p for p in psutil.Process(proc.pid).children(recursive=True)
+                   if "ipykernel" in " ".join(p.cmdline())]
+        time.sleep(0.1)
+    time.sleep(1.0)
     os.killpg(proc.pid, sig) if sig == signal.SIGINT else proc.send_signal(sig)
     proc.wait(timeout=60)
-    assert proc.returncode != 0
+    assert proc.returncode == {signal.SIGINT: 130, signal.SIGTERM: 143}[sig]
+    assert kernels, "no kernel was seen running"
+    gone, alive = psutil.wait_procs(kernels, timeout=5)
+    assert not alive, f"kernels outlived the build: {alive}"
+    time.sleep(2)  # nothing writes into the removed folder afterwards
     assert (previous / "index.html").read_text() == "the previous report"
-    assert sorted(p.name for p in previous.iterdir()) == ["index.html"]
+    assert sorted(p.name for p in previous.iterdir()) == ["index.html", "provenance.json"]
     leftovers = [p.name for p in tmp_path.iterdir() if p.name != "report"]
     assert not leftovers, leftovers
 
@@ -267,3 +289,154 @@ def test_trajectories_stand_in_for_runs_and_build_the_site_reach_page(tmp_path, 
     assert main(["score", "--tasks", files["tasks"][0], "--runs", str(tmp_path / "trajectories.jsonl"),
                  "--out", str(tmp_path / "scores.csv"), "--no-progress"]) == 0
     assert pd.read_csv(tmp_path / "scores.csv")[["item_f1", "row_f1"]].equals(scores[["item_f1", "row_f1"]])
+
+
+# ------------------------------------------------------------------ safety of the report folder
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_force_never_replaces_a_folder_holding_an_input(tmp_path, monkeypatch, capsys):
+    project = tmp_path / "project"
+    inputs = write_fixture(project)
+    (project / "src").mkdir()
+    (project / "src" / "thesis.tex").write_text("\\chapter{mine}")
+    before = _tree(project)
+    monkeypatch.chdir(project)
+    status = main(["report", "--tasks", "tasks.jsonl", "--runs", "runs.jsonl", "--out", ".", "--force", "--quiet"])
+    assert status == 2 and "contains the input tasks.jsonl" in capsys.readouterr().err
+    with pytest.raises(SgrKitError, match=r"report folder .* is the input .*audit.csv"):
+        build_report(inputs["tasks"], inputs["runs"], project / "audit.csv", audit_labels=inputs["audit"], force=True,
+                     progress=False)
+    assert _tree(project) == before and sorted(os.listdir(tmp_path)) == ["project"]
+
+
+def test_force_replaces_only_a_report(fixture, tmp_path):
+    mine = tmp_path / "mine"
+    (mine / "src").mkdir(parents=True)
+    (mine / "src" / "thesis.tex").write_text("mine")
+    with pytest.raises(SgrKitError, match=r"holds src but no sgr-kit report .*--force replaces only a report"):
+        build_report(fixture["tasks"], fixture["runs"], mine, force=True, progress=False)
+    assert (mine / "src" / "thesis.tex").read_text() == "mine"
+
+
+def test_force_refuses_a_report_folder_holding_other_files(fixture, pristine):
+    (pristine / "notes.txt").write_text("mine")
+    with pytest.raises(SgrKitError, match=r"holds files that are not part of its report: notes.txt"):
+        build_report(fixture["tasks"], fixture["runs"], pristine, force=True, progress=False)
+    assert (pristine / "notes.txt").read_text() == "mine"
+
+
+def test_the_report_folder_follows_the_umask(built):
+    mask = os.umask(0)
+    os.umask(mask)
+    folder = built[0].folder.parent / "pristine"  # copied with its modes (copytree keeps them)
+    for path in [folder, folder / "figures", folder / "tables"]:
+        assert path.stat().st_mode & 0o777 == 0o777 & ~mask, oct(path.stat().st_mode)
+    for path in (p for p in folder.rglob("*") if p.is_file()):
+        assert path.stat().st_mode & 0o777 == 0o666 & ~mask, (path, oct(path.stat().st_mode))
+
+
+# ------------------------------------------------------------------ one set of parameters, a self-contained folder
+
+
+def test_provenance_records_the_analysis_parameters_once(pristine):
+    provenance = json.loads((pristine / "provenance.json").read_text())
+    assert provenance["report"] == "sgr-kit report"
+    assert provenance["analysis"]["n_boot"] == 200 and provenance["analysis"]["failure_policy"] == "zero"
+    assert set(provenance["files"]) == {p.relative_to(pristine).as_posix() for p in pristine.rglob("*") if p.is_file()}
+
+
+def test_the_index_applies_the_same_policy_and_systems_as_the_pages(fixture, tmp_path):
+    out = tmp_path / "report"
+    result = build_report(fixture["tasks"], fixture["runs"], out, notebooks=["01"], failure_policy="exclude",
+                          parameters={"systems": ["Alpha", "Beta"], "n_boot": 120}, progress=False)
+    assert result.ok, result.failed
+    headline = pd.read_csv(out / "tables" / "headline.csv")
+    main_table = pd.read_csv(out / "tables" / "main_table.csv").query("variant == 'overall'")
+    assert sorted(headline["system"]) == sorted(main_table["system"]) == ["Alpha", "Beta"]
+    pages = main_table.set_index("system")["item_f1"]
+    assert headline.set_index("system")["item_f1"].round(9).to_dict() == pages.round(9).to_dict()
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "failure policy &#x27;exclude&#x27;" in index or "failure policy 'exclude'" in index
+    assert "GPT-5.5" not in index
+    provenance = json.loads((out / "provenance.json").read_text())
+    assert provenance["analysis"]["systems"] == ["Alpha", "Beta"]
+    assert provenance["analysis"]["failure_policy"] == "exclude"
+
+
+def test_a_report_names_only_files_inside_it_and_a_saved_notebook_runs_again_elsewhere(pristine, tmp_path):
+    for path in pristine.rglob("*"):
+        if path.is_file() and path.suffix in (".ipynb", ".html", ".json", ".txt"):
+            assert ".building-" not in path.read_text(encoding="utf-8", errors="replace"), path.name
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    papermill = Path(sys.executable).with_name("papermill")
+    done = subprocess.run([str(papermill), str(pristine / "01_main_table.ipynb"), "again.ipynb", "--cwd",
+                           str(pristine), "-p", "n_boot", "120"], cwd=elsewhere, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    again = nbformat.read(elsewhere / "again.ipynb", as_version=4)
+    assert not [o for c in again.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+
+
+def test_rebuilding_a_subset_keeps_the_other_pages(fixture, pristine):
+    before = {name: (pristine / f"{name}.html").read_bytes() for name in NOTEBOOKS}
+    result = build_report(fixture["tasks"], fixture["runs"], pristine, audit_labels=fixture["audit"],
+                          notebooks=["03"], parameters={"n_boot": 200}, force=True, progress=False)
+    assert result.ok and [r.name for r in result.notebooks] == list(NOTEBOOKS)
+    for name in NOTEBOOKS:
+        assert (pristine / f"{name}.html").is_file(), name
+        if name != "03_cardinality_bins":
+            assert (pristine / f"{name}.html").read_bytes() == before[name], name
+    index = (pristine / "index.html").read_text(encoding="utf-8")
+    assert all(f"href='{name}.html'" in index for name in NOTEBOOKS)
+    kept = {n["name"]: n["kept"] for n in json.loads((pristine / "provenance.json").read_text())["notebooks"]}
+    assert kept["03_cardinality_bins"] is False and kept["01_main_table"] is True
+
+
+def test_a_list_given_as_text_through_papermill_says_why(pristine):
+    from sgr_kit.report.notebook import open_notebook
+
+    with pytest.raises(SgrKitError, match=r"systems is the text '\[\"Alpha\"\]', not a list: papermill's -p passes"):
+        open_notebook(scores_path=pristine / "scores.csv", systems='["Alpha"]', banner=False)
+    with pytest.raises(SgrKitError, match=r"'\"Alpha\"' not in the scores table \(the quotes or brackets are part"):
+        open_notebook(scores_path=pristine / "scores.csv", systems=['"Alpha"'], banner=False)
+
+
+# ------------------------------------------------------------------ names from data in the report
+
+
+HOSTILE_SYSTEMS = ("n" * 5000, "Agent $\\frac$ v2", "Evil\x1b[31m\u202eAgent")
+
+
+def test_hostile_system_names_build_bounded_pages_with_controls_visible(tmp_path):
+    inputs = write_fixture(tmp_path / "hostile-fixture", systems=HOSTILE_SYSTEMS)
+    out = tmp_path / "report"
+    result = build_report(inputs["tasks"], inputs["runs"], out, notebooks=["01", "02"],
+                          parameters={"n_boot": 120, "n_perm": 200}, workers=2, progress=False)
+    assert result.ok, [r.error for r in result.failed]
+    for page in out.glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert "\x1b" not in text and "\u202e" not in text, page.name
+        assert len(text) < 5_000_000, (page.name, len(text))
+        assert "n" * 400 not in text.replace("\n", ""), page.name  # the 5,000-character name is cut everywhere
+    assert "⟨RLO⟩" in (out / "01_main_table.html").read_text(encoding="utf-8")
+    for png in (out / "figures").glob("*.png"):
+        height, width = plt_shape(png)
+        assert height < 4000 and width < 4000, (png.name, height, width)
+
+
+def plt_shape(path: Path) -> tuple[int, int]:
+    import matplotlib.pyplot as plt
+
+    return plt.imread(path).shape[:2]
+
+
+def test_a_system_the_scores_do_not_hold_is_refused_before_any_notebook_runs(fixture, tmp_path):
+    out = tmp_path / "report"
+    with pytest.raises(SgrKitError, match=r"-p systems: '\"Alpha\"' not in the scores table \(quotes or brackets are "
+                                          r"part of these names as given"):
+        build_report(fixture["tasks"], fixture["runs"], out, parameters={"systems": ['"Alpha"']}, progress=False)
+    assert list(tmp_path.iterdir()) == []

@@ -39,7 +39,7 @@ from sgr_kit.demo.simulate import Group, candidate_pool, cell_options, score_poo
 from sgr_kit.demo.targets import Targets, paper_targets
 from sgr_kit.demo.tasks import DemoProblem, inferred_key, make_problems, task_records
 from sgr_kit.errors import SgrKitError
-from sgr_kit.output import write_bytes
+from sgr_kit.output import probe_writable, write_bytes
 from sgr_kit.schema import METRICS
 from sgr_kit.taxonomy import cardinality_bin, classify_domain
 from sgr_kit.types import Answer, Schema, Task
@@ -327,6 +327,7 @@ def write_demo(out_dir: str | os.PathLike, *, seed: int = DEFAULT_SEED, force: b
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise SgrKitError(f"demo output {out}: expected a folder, found a file")
+    probe_writable(out / "README.md", what="demo output")
     files = demo_files(build_demo(seed=seed))
     if not force:
         for name, text in files.items():
@@ -336,7 +337,10 @@ def write_demo(out_dir: str | os.PathLike, *, seed: int = DEFAULT_SEED, force: b
                     f"demo output {p} already exists with different content; pass force=True "
                     f"(sgr-kit demo --force) to overwrite it"
                 )
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SgrKitError(f"demo output {out}: cannot create the folder ({exc.strerror or exc})") from None
     paths = []
     for name, text in files.items():
         p = out / name

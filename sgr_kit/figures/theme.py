@@ -35,6 +35,7 @@ from matplotlib.figure import Figure
 from ..errors import SgrKitError
 from ..output import write_bytes
 from ..schema import is_synthetic
+from ..text import figure_label
 from ..reference import ERROR_LABELS, FAMILY_LABELS, SYSTEM_LABELS
 
 __all__ = [
@@ -154,14 +155,20 @@ def set_theme(context: str = "paper", *, rc: Mapping[str, object] | None = None)
 
 
 def short_system(system: str) -> str:
-    """The short label of a system (Table 4's labels; others unchanged).
+    """The short label of a system (Table 4's labels; others shown safely).
+
+    Any other name is a label of at most :data:`sgr_kit.text.LABEL_WIDTH` characters (cut with
+    an ellipsis), with control characters made visible and ``$`` escaped
+    (:func:`sgr_kit.text.figure_label`): no name can grow a figure or be read as mathtext.
 
     Examples
     --------
-    >>> short_system("DeepSeek V4 Pro"), short_system("my-agent")
-    ('DS V4 Pro', 'my-agent')
+    >>> short_system("DeepSeek V4 Pro"), short_system("my-agent"), short_system("Agent $x$")
+    ('DS V4 Pro', 'my-agent', 'Agent \\\\$x\\\\$')
+    >>> len(short_system("x" * 5000))
+    40
     """
-    return _SHORT_SYSTEMS.get(system, system)
+    return _SHORT_SYSTEMS.get(system) or figure_label(system)
 
 
 def short_family(family: str) -> str:

@@ -178,6 +178,8 @@ def decode_object(value: Any, *, key: str, loc: str) -> dict[str, Any]:
     if isinstance(value, str):
         try:
             value = json.loads(value)
+        except RecursionError:
+            raise SgrKitError(f"{loc}: key '{key}' is JSON nested too deeply to read (more levels of lists or objects than Python's recursion limit)") from None
         except json.JSONDecodeError as exc:
             raise SgrKitError(
                 f"{loc}: key '{key}' is a string but not valid JSON ({exc.msg} at column {exc.colno}); "
@@ -317,6 +319,8 @@ def _items_jsonl(path: Path) -> tuple[list[_Item], list[Finding]]:
             items.append((_checked_json(line, where(path, n), findings), where(path, n), str(path), None))
         except json.JSONDecodeError as exc:
             findings.append(Finding("error", "", "read", f"{where(path, n)}: not valid JSON ({json_error(exc)})"))
+        except RecursionError:
+            findings.append(Finding("error", "", "read", f"{where(path, n)}: JSON nested too deeply to read (more levels of lists or objects than Python's recursion limit)"))
     return items, findings
 
 
@@ -326,6 +330,8 @@ def _items_json(path: Path) -> tuple[list[_Item], list[Finding]]:
         data = _checked_json(read_text(path), str(path), findings)
     except json.JSONDecodeError as exc:
         raise SgrKitError(f"{where(path, exc.lineno)}: not valid JSON ({json_error(exc)})") from None
+    except RecursionError:
+        raise SgrKitError(f"{path}: JSON nested too deeply to read (more levels of lists or objects than Python's recursion limit)") from None
     if isinstance(data, list):
         return [(item, f"{path}[{i}]", str(path), None) for i, item in enumerate(data)], findings
     return [(data, str(path), str(path.parent), path.stem)], findings

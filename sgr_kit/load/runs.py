@@ -256,12 +256,14 @@ def _jsonl(path: Path, out: _Collector) -> None:
         with out.guard():
             try:
                 entry = json.loads(line)
+                if "\\u" in line:
+                    entry, replaced = valid_unicode(entry)
+                    if replaced:
+                        out.fixed_at.setdefault(str(path), []).append(loc)
             except json.JSONDecodeError as exc:
                 raise SgrKitError(f"{loc}: not valid JSON ({json_error(exc)})") from None
-            if "\\u" in line:
-                entry, replaced = valid_unicode(entry)
-                if replaced:
-                    out.fixed_at.setdefault(str(path), []).append(loc)
+            except RecursionError:
+                raise SgrKitError(f"{loc}: JSON nested too deeply to read (more levels of lists or objects than Python's recursion limit)") from None
             if not isinstance(entry, dict):
                 raise SgrKitError(
                     f"{loc}: expected an object with {', '.join(_COLUMNS)}; found {type(entry).__name__}"

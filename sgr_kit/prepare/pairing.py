@@ -189,6 +189,8 @@ def read_pairing_file(path: Any) -> dict[str, tuple[str, str]]:
                         entries.append((json.loads(ln), n))
                     except json.JSONDecodeError as exc:
                         raise SgrKitError(f"{where(path, n)}: not valid JSON ({json_error(exc)})") from None
+                    except RecursionError:
+                        raise SgrKitError(f"{where(path, n)}: JSON nested too deeply to read (more levels of lists or objects than Python's recursion limit)") from None
             else:
                 data = json.loads(text)
                 if isinstance(data, Mapping):
@@ -198,6 +200,8 @@ def read_pairing_file(path: Any) -> dict[str, tuple[str, str]]:
                 entries = [(e, _line_of(lines, e.get("task_id") if isinstance(e, Mapping) else None)) for e in data]
         except json.JSONDecodeError as exc:
             raise SgrKitError(f"{where(path, exc.lineno)}: not valid JSON ({json_error(exc)})") from None
+        except RecursionError:
+            raise SgrKitError(f"{path}: JSON nested too deeply to read (more levels of lists or objects than Python's recursion limit)") from None
     else:
         raise SgrKitError(f"pairing file {path}: expected a .csv, .json or .jsonl file; found '{path.suffix}'")
     out: dict[str, tuple[str, str]] = {}

@@ -1,6 +1,8 @@
 """The report layer: text summaries and the notebook report build.
 
 - :mod:`.summary`: per-system means beside the paper's Tables 2 and 3, as a table and as text;
+- :mod:`.parameters`: the notebooks' parameters, defined once; ``-p`` values read as data and checked;
+- :mod:`.folder`: what ``--force`` may replace, and moving a finished build into place;
 - :mod:`.build`: ``sgr-kit report``: score once, run the analysis notebooks shipped with the
   package through papermill, export offline HTML pages and the tables.
 """

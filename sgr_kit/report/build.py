@@ -18,12 +18,20 @@ How it behaves:
   and per-cell records instead of scoring again;
 - notebooks run with papermill in worker processes (default: one per core); every
   ``-p NAME VALUE`` must be defined by a notebook's ``parameters`` cell, and values are
-  passed as data (YAML scalars or lists), never executed;
+  passed as data (plain YAML scalars or flat lists), never executed, each checked against
+  :data:`~sgr_kit.report.parameters.PARAMETERS` before anything is written;
+- one set of analysis parameters is used by every page and by the index and recorded in
+  ``provenance.json``; the notebooks get paths relative to the report folder, so a saved
+  notebook runs again (``papermill NB.ipynb out.ipynb --cwd REPORT``);
 - a failing notebook is reported with its name and failing cell; the other notebooks still
   build, the index marks the failure, and the build reports failure (non-zero exit status);
 - the report is built in a temporary folder beside ``out_dir`` and moved into place only when
-  complete, so an interrupted or crashed build leaves the previous report as it was; an
-  existing report is replaced only with ``force=True``;
+  complete, so an interrupted or crashed build leaves the previous report as it was (the
+  notebooks' kernels are stopped before the temporary folder is removed); an existing
+  report is replaced only with ``force=True``, and only when it is an sgr-kit report
+  (:func:`check_report_folder`); a folder holding an input is never replaced; rebuilding a
+  subset of the notebooks keeps the other pages when they used the same scores and
+  parameters;
 - every page opens offline: nothing is loaded from outside the report folder.
 """
 
@@ -51,9 +59,13 @@ from ..errors import SgrKitError
 from ..output import write_table, write_text
 from ..resources import demo_paths, notebooks_dir, templates_dir
 from ..schema import check_failure_policy, check_profile
+from ..text import NAME_WIDTH, short_label, visible, visible_repr
+from .folder import (REPORT_KIND, check_report_folder, copy_report, install_report, read_provenance, remove_folder,
+                     report_files)
+from .parameters import ANALYSIS, PARAMETERS, RESERVED, check_parameters_values, parse_parameter
 
-__all__ = ["NOTEBOOKS", "NotebookRun", "ReportResult", "notebook_parameters", "check_parameters",
-           "parse_parameter", "run_notebook", "export_html", "build_report"]
+__all__ = ["NOTEBOOKS", "NotebookRun", "ReportResult", "ReportPlan", "notebook_parameters", "check_parameters",
+           "check_report_folder", "parse_parameter", "plan_report", "run_notebook", "export_html", "build_report"]
 
 #: The report's notebooks, in reading order (``notebooks/<name>.ipynb`` shipped with the package).
 NOTEBOOKS: tuple[str, ...] = (
@@ -87,43 +99,22 @@ def notebook_parameters(notebook: str | os.PathLike) -> dict[str, Any]:
     return {name: info["default"] for name, info in found.items()}
 
 
-def parse_parameter(name: str, text: str) -> Any:
-    """A ``-p NAME VALUE`` value as data: a YAML scalar or list (``0.1``, ``true``, ``[a, b]``, ``null``).
-
-    The value is never executed; text that YAML cannot read stays a string.
-
-    Examples
-    --------
-    >>> parse_parameter("n_boot", "2000"), parse_parameter("systems", "[GPT-5.5, Kimi K2.5]")
-    (2000, ['GPT-5.5', 'Kimi K2.5'])
-    >>> parse_parameter("scores_path", "__import__('os')")
-    "__import__('os')"
-    """
-    import yaml
-
-    try:
-        value = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return text
-    if isinstance(value, (dict, set)) or (isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value)):
-        raise SgrKitError(f"-p {name}: expected a number, text, true/false, null or a flat list; found {text!r}")
-    return value
-
-
 def check_parameters(parameters: Mapping[str, Any], notebooks: Sequence[Path]) -> dict[str, set[str]]:
     """Refuse a parameter no notebook defines; return each notebook's parameter names.
 
     Raises
     ------
     SgrKitError
-        Naming the unknown parameter(s) and listing the accepted ones.
+        Naming the unknown parameter(s) and listing the accepted ones (never the ones the
+        report build sets itself, :data:`~sgr_kit.report.parameters.RESERVED`).
     """
     known = {path.stem: set(notebook_parameters(path)) for path in notebooks}
-    accepted = set().union(*known.values()) if known else set()
+    accepted = (set().union(*known.values()) if known else set()) - set(RESERVED)
     unknown = sorted(set(parameters) - accepted)
     if unknown:
         raise SgrKitError(
-            f"unknown notebook parameter(s) {', '.join(unknown)}; the notebooks' parameters cells define "
+            f"unknown notebook parameter(s) {', '.join(unknown)}; -p takes what the notebooks' parameters cells "
+            f"define and the build does not set itself: "
             f"{', '.join(sorted(accepted))}"
         )
     return known
@@ -180,11 +171,15 @@ def run_notebook(
     return out
 
 
-def export_html(executed: str | os.PathLike, html: str | os.PathLike) -> Path:
+def export_html(executed: str | os.PathLike, html: str | os.PathLike, *, long_names: Sequence[str] = ()) -> Path:
     """Convert an executed notebook to a standalone HTML page that loads nothing from the network.
 
     Code cells are hidden; the page uses the ``sgr_offline`` template (JupyterLab's
-    look without the CDN scripts for require.js, MathJax, Mermaid and widgets).
+    look without the CDN scripts for require.js, MathJax, Mermaid and widgets). Control
+    characters, ANSI escapes and direction controls in what a cell printed or displayed (a
+    system name, an answer) are shown as markers (:func:`sgr_kit.text.visible`); a failing
+    cell's traceback keeps its colours. Each of ``long_names`` (names from data longer than
+    :data:`sgr_kit.text.NAME_WIDTH`) is shown cut with an ellipsis wherever a cell printed it.
     """
     import nbformat
     from nbconvert import HTMLExporter
@@ -193,7 +188,30 @@ def export_html(executed: str | os.PathLike, html: str | os.PathLike) -> Path:
     exporter.exclude_input = True
     exporter.exclude_input_prompt = True
     exporter.exclude_output_prompt = True
-    body, _ = exporter.from_notebook_node(nbformat.read(str(executed), as_version=4))
+    import html as markup
+
+    cuts = []
+    for name in sorted(set(long_names), key=len, reverse=True):
+        short = short_label(name, width=NAME_WIDTH)
+        cuts += [(name, short), (markup.escape(name, quote=False), markup.escape(short, quote=False)),
+                 (markup.escape(name), markup.escape(short))]
+
+    def shown(text: str) -> str:
+        for name, short in cuts:
+            text = text.replace(name, short)
+        return visible(text)
+
+    nb = nbformat.read(str(executed), as_version=4)
+    for cell in nb.cells:  # names printed or shown by a cell: cut, control characters and ANSI escapes made visible
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                output["text"] = shown(output.get("text", ""))
+            elif output.get("output_type") in ("display_data", "execute_result"):
+                data = output.get("data", {})
+                for kind in ("text/plain", "text/html", "text/markdown"):
+                    if isinstance(data.get(kind), str):
+                        data[kind] = shown(data[kind])
+    body, _ = exporter.from_notebook_node(nb)
     return write_text(body, html, force=True)
 
 
@@ -228,15 +246,20 @@ class ReportResult:
 
 
 def _quiet_worker() -> None:
-    """Worker start-up: the kernels' own start-up chatter (they inherit stderr) goes nowhere."""
+    """Worker start-up: the kernels' own start-up chatter (they inherit stderr) goes nowhere.
+
+    Ctrl-C reaches the whole process group; a worker ignores it, so that the build (the parent)
+    stops each worker together with its kernels before it removes the build folder.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 2)
     os.close(devnull)
 
 
-def _execute(job: tuple[str, str, str, dict]) -> NotebookRun:
+def _execute(job: tuple[str, str, str, dict, tuple[str, ...]]) -> NotebookRun:
     """Run one notebook and export its page (in a worker process)."""
-    source, name, folder, parameters = job
+    source, name, folder, parameters, long_names = job
     start = time.perf_counter()
     executed = Path(folder) / f"{name}.ipynb"
     error = ""
@@ -247,8 +270,22 @@ def _execute(job: tuple[str, str, str, dict]) -> NotebookRun:
     except Exception as exc:  # a kernel that dies or cannot start is a failed notebook, not a crashed build
         error = f"notebook {name} could not run: {type(exc).__name__}: {exc}"
     if executed.is_file():
-        export_html(executed, Path(folder) / f"{name}.html")
+        _relative_metadata(executed, source)
+        export_html(executed, Path(folder) / f"{name}.html", long_names=long_names)
     return NotebookRun(name, not error, time.perf_counter() - start, error)
+
+
+def _relative_metadata(executed: Path, source: str) -> None:
+    """Papermill records where it read and wrote the notebook: keep names, never the build folder."""
+    import nbformat
+
+    nb = nbformat.read(str(executed), as_version=4)
+    meta = nb.metadata.get("papermill")
+    if meta is None:
+        return
+    meta["input_path"] = Path(source).name
+    meta["output_path"] = executed.name
+    write_text(nbformat.writes(nb), executed, force=True)
 
 
 def _resolve_notebooks(notebooks: Sequence[str | os.PathLike]) -> list[Path]:
@@ -307,12 +344,10 @@ def _scoring_key(inputs: list[dict[str, str]], profile: str, strict_pairing: boo
 
 def _previous_scores(out: Path, key: str) -> tuple[Path, Path] | None:
     """The previous report's scores and cells when they were scored from the same inputs."""
-    try:
-        provenance = json.loads((out / "provenance.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    provenance = read_provenance(out) or {}
     scores, cells = out / "scores.csv", out / "cells.parquet"
-    if provenance.get("scoring", {}).get("key") == key and scores.is_file() and cells.is_file():
+    scoring = provenance.get("scoring")
+    if isinstance(scoring, dict) and scoring.get("key") == key and scores.is_file() and cells.is_file():
         return scores, cells
     return None
 
@@ -327,15 +362,126 @@ def _versions() -> dict[str, str]:
     return found
 
 
-def _install(building: Path, out: Path) -> None:
-    """Move the complete report into place, replacing the previous one."""
-    if out.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.previous-", dir=out.parent))
-        os.rename(out, old / out.name)
-        os.rename(building, out)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.rename(building, out)
+@dataclass
+class ReportPlan:
+    """Everything :func:`build_report` checked before it writes anything (see :func:`plan_report`)."""
+
+    out: Path
+    tasks: list[str]
+    runs: list[str]
+    audit_labels: str | None
+    sources: list[Path]
+    known: dict[str, set[str]]
+    analysis: dict[str, Any]
+    given: dict[str, Any]
+    label_files: list[str] = field(default_factory=list)
+    trajectories: str | None = None
+
+    def jobs(self, folder: str | os.PathLike, *, long_names: Sequence[str] = ()) -> list[tuple]:
+        """One job per notebook: (notebook, name, folder, the parameters papermill injects, long names to cut)."""
+        return [(str(src), src.stem, str(folder), {k: v for k, v in self.given.items() if k in self.known[src.stem]},
+                 tuple(long_names)) for src in self.sources]
+
+
+def plan_report(
+    tasks: Sequence[str | os.PathLike] | None,
+    runs: Sequence[str | os.PathLike] | None,
+    out_dir: str | os.PathLike,
+    *,
+    audit_labels: str | os.PathLike | None = None,
+    label_files: Sequence[str | os.PathLike] | None = None,
+    profile: str = "paper",
+    failure_policy: str | None = None,
+    rules: str | os.PathLike | None = None,
+    pairing: str | os.PathLike | None = None,
+    notebooks: Sequence[str | os.PathLike] = NOTEBOOKS,
+    parameters: Mapping[str, Any] | None = None,
+    force: bool = False,
+    trajectories: str | os.PathLike | None = None,
+) -> ReportPlan:
+    """Check every option of a report build, and write nothing (:func:`build_report` calls it first).
+
+    The analysis parameters (:data:`~sgr_kit.report.parameters.ANALYSIS`) are read once here:
+    ``failure_policy`` from ``failure_policy`` or ``parameters`` (the two must agree), every
+    value checked against what its notebook accepts, the rest from the notebooks' defaults.
+    The notebooks get paths inside the report folder, relative to it (``scores.csv``), so a
+    saved notebook runs again with papermill (``--cwd`` the report folder).
+
+    Raises
+    ------
+    SgrKitError
+        For any bad option, naming it (see :func:`check_report_folder` for the folder).
+    """
+    check_profile(profile)
+    parameters = check_parameters_values(dict(parameters or {}))
+    if failure_policy is not None:
+        check_failure_policy(failure_policy)
+        if "failure_policy" in parameters and parameters["failure_policy"] != failure_policy:
+            raise SgrKitError(f"--failure-policy {failure_policy} and -p failure_policy "
+                              f"{parameters['failure_policy']} disagree; give the failure policy once")
+        parameters["failure_policy"] = failure_policy
+    runs = runs or ([str(trajectories)] if trajectories else None)  # trajectories hold the final answers
+    if not tasks and not runs:
+        demo = demo_paths()
+        tasks, runs = [str(demo["constraint"]), str(demo["goal"])], [str(demo["runs"])]
+        audit_labels = audit_labels or str(demo["audit"])
+        trajectories = str(demo["trajectories"])
+    elif not tasks or not runs:
+        raise SgrKitError("report: give both --tasks and --runs, or neither to build the demo report")
+    label_files = [str(f) for f in label_files or ()]
+    sources = _resolve_notebooks(notebooks)
+    user_notebooks = [str(p) for p in sources if p.parent.resolve() != notebooks_dir().resolve()]
+    inputs = [*tasks, *runs, *(x for x in (audit_labels, rules, pairing, trajectories) if x), *label_files,
+              *user_notebooks]
+    out = check_report_folder(out_dir, force=force, inputs=inputs)
+    known = check_parameters(parameters, sources)
+    if audit_labels is not None and not Path(audit_labels).is_file():
+        raise SgrKitError(f"audit file {audit_labels} does not exist; expected a CSV with system, task_id, label")
+    for label_file in label_files:
+        if not Path(label_file).is_file():
+            raise SgrKitError(f"label file {label_file} does not exist; expected an annotator's label CSV")
+    if trajectories is not None and not Path(trajectories).exists():
+        raise SgrKitError(f"trajectories {trajectories} do not exist; expected a JSONL file or a folder")
+    analysis = {name: parameters.get(name, PARAMETERS[name].default) for name in ANALYSIS}
+    given = {"scores_path": "scores.csv", "cells_path": "cells.parquet",
+             "audit_path": "audit-labels.csv" if audit_labels is not None else None, "output_dir": ".",
+             "label_paths": [f"labels-{i}.csv" for i in range(1, len(label_files) + 1)] or None,
+             "site_reach_path": "site-reach.csv" if trajectories is not None else None,
+             "profile": profile, **analysis}
+    return ReportPlan(out, [str(t) for t in tasks], [str(r) for r in runs],
+                      None if audit_labels is None else str(audit_labels), sources, known, analysis, given,
+                      label_files, None if trajectories is None else str(trajectories))
+
+
+def _kept_pages(out: Path, key: str, plan: ReportPlan, say: Callable[[str], None]) -> list[NotebookRun]:
+    """Pages of the previous report that a subset rebuild keeps (same scores and analysis parameters)."""
+    provenance = read_provenance(out) or {}
+    rebuilt = {src.stem for src in plan.sources}
+    previous = [n for n in provenance.get("notebooks", []) if isinstance(n, dict) and n.get("name") not in rebuilt]
+    if not previous:
+        return []
+    same = (provenance.get("scoring", {}).get("key") == key
+            and provenance.get("analysis") == json.loads(json.dumps(plan.analysis)))
+    if not same:
+        say(f"pages {', '.join(str(n.get('name')) for n in previous)} of the previous report were built from other "
+            f"scores or parameters: not kept (rebuild them with --notebooks)")
+        return []
+    return [NotebookRun(str(n["name"]), n.get("status") == "ok", float(n.get("seconds", 0.0)), str(n.get("error", "")))
+            for n in previous if (out / f"{n['name']}.html").is_file()]
+
+
+def _check_systems(systems: list[str] | None, scores: pd.DataFrame) -> None:
+    if systems is None:
+        return
+    known = [str(s) for s in scores["system"].unique()]
+    unknown = [s for s in systems if s not in known]
+    if unknown:
+        hint = ""
+        if any(s[:1] in "\"'[" or s[-1:] in "\"']" for s in unknown):
+            hint = (" (quotes or brackets are part of these names as given: write the list as YAML, "
+                    "-p systems '[A, B]', and through papermill with -y 'systems: [A, B]')")
+        raise SgrKitError(f"-p systems: {', '.join(map(visible_repr, unknown))} not in the scores table{hint}; "
+                          f"it has {', '.join(map(visible_repr, known))}")
 
 
 def build_report(
@@ -346,7 +492,7 @@ def build_report(
     audit_labels: str | os.PathLike | None = None,
     label_files: Sequence[str | os.PathLike] | None = None,
     profile: str = "paper",
-    failure_policy: str = "zero",
+    failure_policy: str | None = None,
     rules: str | os.PathLike | None = None,
     pairing: str | os.PathLike | None = None,
     strict_pairing: bool = False,
@@ -366,22 +512,29 @@ def build_report(
     tasks, runs : list of paths, or None
         Neither: the SYNTHETIC demo benchmark shipped with the package, with its audit labels.
     out_dir : path
-        The report folder.
+        The report folder: new, empty, or (with ``force``) an sgr-kit report.
     audit_labels : path, optional
         Audit labels (``system, task_id, label``) for the error-profile notebook.
     label_files : list of paths, optional
-        Two or more annotators' label files: the error-profile notebook shows their agreement.
-    profile, failure_policy, rules, pairing, strict_pairing
-        Scoring and aggregation options, as ``sgr-kit score`` and ``sgr-kit summary``.
+        Two or more annotators' label files: the error-profile notebook shows their agreement
+        (copied into the report as ``labels-N.csv``).
+    profile, rules, pairing, strict_pairing
+        Scoring options, as ``sgr-kit score``.
+    failure_policy : {"zero", "exclude"}, optional
+        How failed answers enter means, on every page and the index; the same as
+        ``parameters["failure_policy"]`` (giving both with different values is an error).
+        Default ``"zero"``.
     notebooks : sequence of str or path, default :data:`NOTEBOOKS`
-        Names, numbers (``"01"``) or paths of notebooks to run.
+        Names, numbers (``"01"``) or paths of notebooks to run. With ``force``, the other pages
+        of the existing report are kept when they were built from the same scores and
+        analysis parameters.
     parameters : mapping, optional
-        More notebook parameters (``-p NAME VALUE``); each must be defined by some notebook's
-        ``parameters`` cell and is passed to the notebooks that define it.
+        More notebook parameters (``-p NAME VALUE``), checked by
+        :func:`~sgr_kit.report.parameters.check_parameters_values` before anything is written.
     workers : int, optional
         Worker processes for the notebooks (default: the machine's cores).
     force : bool, default False
-        Replace an existing report.
+        Replace an existing report (only a report: see :func:`check_report_folder`).
     progress : bool, default True
         Show the scoring progress bar.
     log : callable, optional
@@ -401,62 +554,49 @@ def build_report(
     ------
     SgrKitError
         For bad input (before anything is written): a report folder that is a file, a
-        non-empty folder without ``force``, unknown notebooks or parameters, unreadable
-        task or run files.
+        non-empty folder without ``force``, a folder that is no report, a folder holding an
+        input, unknown notebooks or parameters, bad parameter values, unreadable task or run
+        files, a report folder that cannot be written.
     """
     from ..pipeline import load_inputs, score_files
+    from ..prepare import load_tasks
     from ..prepare.release import task_fingerprint
     from ..reference import audit
     from .index import write_index
     from .summary import format_summary
 
     say = log or (lambda line: None)
-    check_profile(profile)
-    check_failure_policy(failure_policy)
-    runs = runs or ([str(trajectories)] if trajectories else None)  # trajectories hold the final answers
-    if not tasks and not runs:
-        demo = demo_paths()
-        tasks, runs = [str(demo["constraint"]), str(demo["goal"])], [str(demo["runs"])]
-        audit_labels = audit_labels or str(demo["audit"])
-        trajectories = str(demo["trajectories"])
-    elif not tasks or not runs:
-        raise SgrKitError("report: give both --tasks and --runs, or neither to build the demo report")
-    out = Path(out_dir).absolute()
-    if out.exists() and not out.is_dir():
-        raise SgrKitError(f"report folder {out_dir} is an existing file; expected a folder")
-    if out.exists() and any(out.iterdir()) and not force:
-        raise SgrKitError(f"report folder {out_dir} is not empty; pass --force to replace the report in it")
-    sources = _resolve_notebooks(notebooks)
-    parameters = dict(parameters or {})
-    reserved = {"scores_path", "cells_path", "audit_path", "label_paths", "output_dir", "tasks_paths", "runs_path",
-                "profile", "trajectories_path", "site_tasks_paths"}
-    clash = sorted(reserved & set(parameters))
-    if clash:
-        raise SgrKitError(f"-p {', '.join(clash)}: set by the report build itself; use --tasks/--runs/--audit/"
-                          f"--profile/--out instead")
-    known = check_parameters(parameters, sources)
-    if audit_labels is not None and not Path(audit_labels).is_file():
-        raise SgrKitError(f"audit file {audit_labels} does not exist; expected a CSV with system, task_id, label")
-    for label_file in label_files or ():
-        if not Path(label_file).is_file():
-            raise SgrKitError(f"label file {label_file} does not exist; expected an annotator's label CSV")
+    plan = plan_report(tasks, runs, out_dir, audit_labels=audit_labels, label_files=label_files, profile=profile,
+                       failure_policy=failure_policy, rules=rules, pairing=pairing, notebooks=notebooks,
+                       parameters=parameters, force=force, trajectories=trajectories)
+    out, tasks, runs, audit_labels = plan.out, plan.tasks, plan.runs, plan.audit_labels
+    label_files, trajectories = plan.label_files, plan.trajectories
+    analysis = plan.analysis
     workers = max(1, int(workers or os.cpu_count() or 1))
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    building = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        building = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+    except OSError as exc:
+        raise SgrKitError(f"report folder {out_dir}: cannot write in {out.parent} ({exc.strerror})") from None
     restore = _interrupt_on_sigterm()
     try:
         inputs = (_input_records("tasks", tasks) + _input_records("runs", runs)
                   + _input_records("rules", [rules] if rules else []) + _input_records("pairing", [pairing] if pairing else [])
                   + _input_records("audit", [audit_labels] if audit_labels else [])
-                  + _input_records("labels", label_files)
+                  + _input_records("labels", list(label_files))
                   + _input_records("trajectories", [trajectories] if trajectories else []))
         key = _scoring_key(inputs, profile, strict_pairing)
         start = time.perf_counter()
         previous = _previous_scores(out, key) if force else None
+        task_set = None
+        kept = _kept_pages(out, key, plan, say) if force and previous is not None else []
+        if kept:
+            copy_report(out, building)
         if previous is not None:
-            shutil.copyfile(previous[0], building / "scores.csv")
-            shutil.copyfile(previous[1], building / "cells.parquet")
+            if not kept:
+                shutil.copyfile(previous[0], building / "scores.csv")
+                shutil.copyfile(previous[1], building / "cells.parquet")
             say("scores: reused from the previous report (same inputs, profile and version)")
             fingerprint = json.loads((out / "provenance.json").read_text(encoding="utf-8"))["scoring"].get(
                 "tasks_fingerprint", "")
@@ -470,43 +610,50 @@ def build_report(
         scoring_seconds = time.perf_counter() - start
         loaded = load_inputs(scores=building / "scores.csv", cells=building / "cells.parquet",
                              audit=audit_labels)
+        _check_systems(analysis["systems"], loaded.scores)
         if audit_labels is not None:
             shutil.copyfile(audit_labels, building / "audit-labels.csv")
-        copied = [str(shutil.copyfile(f, building / f"labels-{i}.csv")) for i, f in enumerate(label_files or (), 1)]
-        write_table(audit(), building / "paper-audit.csv")
-        write_text(format_summary(loaded.scores, failure_policy=failure_policy) + "\n", building / "summary.txt")
+        for i, label_file in enumerate(label_files, 1):
+            shutil.copyfile(label_file, building / f"labels-{i}.csv")
+        if trajectories is not None:  # per-answer site reach, computed once and kept in the report
+            from ..trajectories import site_reach
 
-        given = {
-            "scores_path": str(building / "scores.csv"), "cells_path": str(building / "cells.parquet"),
-            "audit_path": str(building / "audit-labels.csv") if audit_labels is not None else None,
-            "label_paths": copied or None,
-            "failure_policy": failure_policy, "output_dir": str(building), **parameters,
-            "trajectories_path": str(trajectories) if trajectories else None,
-            "site_tasks_paths": [str(t) for t in tasks] if trajectories else None,
-        }
-        jobs = [(str(src), src.stem, str(building), {k: v for k, v in given.items() if k in known[src.stem]})
-                for src in sources]
-        runs_done = _run_all(jobs, workers, say)
-        runs_done.sort(key=lambda r: [s.stem for s in sources].index(r.name))
+            write_table(site_reach(trajectories, task_set if task_set is not None else load_tasks(*tasks)),
+                        building / "site-reach.csv", force=True)
+        write_table(audit(), building / "paper-audit.csv", force=True)
+        shown = _subset(loaded.scores, analysis["systems"])
+        write_text(format_summary(shown, failure_policy=analysis["failure_policy"]) + "\n", building / "summary.txt",
+                   force=True)
+
+        names = [*loaded.scores["system"].astype(str).unique(), *loaded.scores["task_id"].astype(str).unique()]
+        long_names = [n for n in names if len(n) > NAME_WIDTH]
+        runs_done = _run_all(plan.jobs(building, long_names=long_names), workers, say)
+        order = [*NOTEBOOKS, *(s.stem for s in plan.sources if s.stem not in NOTEBOOKS)]
+        runs_done = sorted(kept + runs_done, key=lambda r: (order.index(r.name) if r.name in order else len(order),
+                                                            r.name))
+        write_index(building, loaded, runs_done, failure_policy=analysis["failure_policy"],
+                    n_boot=analysis["n_boot"], seed=analysis["seed"], systems=analysis["systems"],
+                    alpha=analysis["alpha"], key_figures=KEY_FIGURES)
         provenance = {
+            "report": REPORT_KIND,
             "sgr_kit": __version__, "python": sys.version.split()[0], "platform": platform.platform(),
             "libraries": _versions(), "command": command,
             "inputs": inputs,
             "scoring": {"profile": profile, "strict_pairing": strict_pairing, "key": key,
                         "tasks_fingerprint": fingerprint,
                         "reused": previous is not None, "seconds": round(scoring_seconds, 3)},
-            "parameters": {k: v for k, v in given.items() if k not in ("output_dir",)},
+            "analysis": analysis,
+            "parameters": {k: v for k, v in plan.given.items()},
             "notebooks": [{"name": r.name, "status": "ok" if r.ok else "failed", "seconds": round(r.seconds, 3),
-                           "error": r.error} for r in runs_done],
+                           "error": r.error, "kept": r in kept} for r in runs_done],
             "workers": workers, "synthetic": loaded.synthetic,
+            "rerun": "papermill <notebook>.ipynb <copy>.ipynb --cwd <this folder> (paths are relative to it)",
         }
-        write_text(json.dumps(provenance, indent=2, default=str) + "\n", building / "provenance.json")
-        write_index(building, loaded, runs_done, failure_policy=failure_policy,
-                    n_boot=int(parameters.get("n_boot", 10_000)), seed=int(parameters.get("seed", 0)),
-                    key_figures=KEY_FIGURES)
-        _install(building, out)
+        provenance["files"] = sorted(set(report_files(building)) | {"provenance.json"})
+        write_text(json.dumps(provenance, indent=2, default=str) + "\n", building / "provenance.json", force=True)
+        install_report(building, out)
     except BaseException:
-        shutil.rmtree(building, ignore_errors=True)
+        remove_folder(building)
         raise
     finally:
         restore()
@@ -514,9 +661,19 @@ def build_report(
     return ReportResult(out, files, runs_done, previous is not None, loaded.synthetic)
 
 
+def _subset(scores: pd.DataFrame, systems: list[str] | None) -> pd.DataFrame:
+    return scores if systems is None else scores[scores["system"].isin(systems)].reset_index(drop=True)
+
+
 def _interrupt_on_sigterm() -> Callable[[], None]:
-    """While a report builds, SIGTERM (a kill) interrupts it like Ctrl-C, so its temporary folder is removed."""
+    """While a report builds, SIGTERM interrupts it like Ctrl-C, so its temporary folder is removed.
+
+    When the caller (the command line) already handles SIGTERM, its handler stays: the
+    command line exits with status 143 for SIGTERM and 130 for Ctrl-C.
+    """
     if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    if signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None):
         return lambda: None
 
     def interrupt(signum, frame):
@@ -526,9 +683,35 @@ def _interrupt_on_sigterm() -> Callable[[], None]:
     return lambda: signal.signal(signal.SIGTERM, previous)
 
 
-def _run_all(jobs: list[tuple[str, str, str, dict]], workers: int, say: Callable[[str], None]) -> list[NotebookRun]:
+def _stop_workers(workers: list) -> None:
+    """Stop the worker processes and every process they started (the notebooks' kernels), and wait.
+
+    Kernels run in sessions of their own, so terminating a worker leaves them running and
+    writing into the build folder; they are found as the workers' descendants and stopped
+    first, before the folder is removed.
+    """
+    import psutil
+
+    procs = []
+    for worker in workers:
+        try:
+            parent = psutil.Process(worker.pid)
+            procs += parent.children(recursive=True) + [parent]
+        except psutil.Error:
+            continue
+    for proc in procs:
+        try:
+            proc.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(procs, timeout=10)
+
+
+def _run_all(jobs: list[tuple], workers: int, say: Callable[[str], None]) -> list[NotebookRun]:
     """Run the notebooks, ``workers`` at a time, reporting each as it ends."""
     done: list[NotebookRun] = []
+    if not jobs:
+        return done
 
     def report(run: NotebookRun) -> None:
         done.append(run)
@@ -537,14 +720,17 @@ def _run_all(jobs: list[tuple[str, str, str, dict]], workers: int, say: Callable
 
     import multiprocessing
 
+    before = set(multiprocessing.active_children())
     pool = multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)), initializer=_quiet_worker)
+    mine = [p for p in multiprocessing.active_children() if p not in before]
     try:
         for run in pool.imap_unordered(_execute, jobs):
             report(run)
         pool.close()
     except BaseException:
+        _stop_workers(mine + [p for p in multiprocessing.active_children() if p not in before and p not in mine])
         pool.terminate()
-        raise
-    finally:
         pool.join()
+        raise
+    pool.join()
     return done

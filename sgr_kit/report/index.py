@@ -17,6 +17,7 @@ import pandas as pd
 from ..output import write_text
 from ..pipeline import Inputs
 from ..schema import METRIC_LABELS, METRICS, PAPER_TASKS, SYNTHETIC_NOTE
+from ..text import name_html
 
 __all__ = ["headline_table", "write_index"]
 
@@ -35,8 +36,12 @@ figure img { max-width: 100%; border: 1px solid #ddd; } figcaption { font-size: 
 """
 
 
-def headline_table(inputs: Inputs, *, failure_policy: str = "zero", n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:
-    """Per-system overall means with 95% bootstrap intervals, beside the paper's Table 3.
+def headline_table(inputs: Inputs, *, failure_policy: str = "zero", n_boot: int = 10_000, seed: int = 0,
+                   systems: Sequence[str] | None = None, alpha: float = 0.05) -> pd.DataFrame:
+    """Per-system overall means with ``1 - alpha`` bootstrap intervals, beside the paper's Table 3.
+
+    ``failure_policy``, ``n_boot``, ``seed``, ``systems`` (a subset) and ``alpha`` are the report's
+    analysis parameters, the same as every page's.
 
     Returns
     -------
@@ -49,9 +54,10 @@ def headline_table(inputs: Inputs, *, failure_policy: str = "zero", n_boot: int 
     from ..stats import bootstrap_means
     from .summary import summary_table
 
-    table = summary_table(inputs.scores, failure_policy=failure_policy)
+    scores = inputs.scores if systems is None else inputs.scores[inputs.scores["system"].isin(list(systems))]
+    table = summary_table(scores, failure_policy=failure_policy)
     table = table[table["variant"] == "overall"].drop(columns=["variant", "n_failed"])
-    boot = bootstrap_means(inputs.scores, failure_policy=failure_policy, n_boot=n_boot, seed=seed)
+    boot = bootstrap_means(scores, failure_policy=failure_policy, n_boot=n_boot, seed=seed, ci=1 - alpha)
     boot = boot[boot["variant"] == "overall"]
     for metric in METRICS:
         bounds = boot[boot["metric"] == metric].set_index("system")[["ci_low", "ci_high"]]
@@ -70,17 +76,17 @@ def _number(value: float, digits: int = 2) -> str:
     return "" if pd.isna(value) else f"{value:.{digits}f}"
 
 
-def _headline_html(table: pd.DataFrame) -> str:
+def _headline_html(table: pd.DataFrame, *, level: str = "95%") -> str:
     e = html.escape
     head = "<tr><th>system</th><th>tasks</th>" + "".join(
-        f"<th>{e(METRIC_LABELS[m])} [95% CI]</th><th>paper</th><th>&Delta;</th>" for m in METRICS
+        f"<th>{e(METRIC_LABELS[m])} [{level} CI]</th><th>paper</th><th>&Delta;</th>" for m in METRICS
     ) + "</tr>"
     rows = []
     for row in table.to_dict("records"):
         tasks = f"{row['n_tasks']}" + ("" if row["complete"] else
                                        f' <span class="flag" title="scored on fewer tasks than the paper">'
                                        f"(of {PAPER_TASKS})</span>")
-        cells = [f"<td>{e(str(row['system']))}</td>", f"<td>{tasks}</td>"]
+        cells = [f"<td>{name_html(row['system'])}</td>", f"<td>{tasks}</td>"]
         for m in METRICS:
             interval = ("" if pd.isna(row[f"{m}_ci_low"])
                         else f" [{_number(row[f'{m}_ci_low'], 1)}, {_number(row[f'{m}_ci_high'], 1)}]")
@@ -106,22 +112,33 @@ def write_index(
     failure_policy: str = "zero",
     n_boot: int = 10_000,
     seed: int = 0,
+    systems: Sequence[str] | None = None,
+    alpha: float = 0.05,
     key_figures: Sequence[tuple[str, str]] = (),
 ) -> Path:
-    """Write ``folder/index.html`` and the headline table as ``tables/headline.csv``."""
+    """Write ``folder/index.html`` and the headline table as ``tables/headline.csv``.
+
+    The analysis parameters (``failure_policy``, ``n_boot``, ``seed``, ``systems``, ``alpha``) are
+    the ones every page of the report used, so the front page never contradicts its pages.
+    """
     from ..output import write_table
     from .notebook import latex_table
 
     e = html.escape
-    table = headline_table(inputs, failure_policy=failure_policy, n_boot=n_boot, seed=seed)
+    table = headline_table(inputs, failure_policy=failure_policy, n_boot=n_boot, seed=seed, systems=systems,
+                           alpha=alpha)
+    level = f"{100 * (1 - alpha):g}%"
+    scores = inputs.scores if systems is None else inputs.scores[inputs.scores["system"].isin(list(systems))]
     write_table(table, folder / "tables" / "headline.csv", force=True)
     write_text(latex_table(table.drop(columns=["complete"]), caption="Per-system overall means (percent points)"),
                folder / "tables" / "headline.tex", force=True)
     parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
              "<title>SGR-Bench report</title>", f"<style>{_STYLE}</style></head><body>",
              "<h1>SGR-Bench report</h1>",
-             f"<p class='muted'>{len(inputs.scores)} answers of {inputs.scores['system'].nunique()} systems on "
-             f"{inputs.scores['task_id'].nunique()} tasks; failure policy '{e(failure_policy)}'.</p>"]
+             f"<p class='muted'>{len(scores)} answers of {scores['system'].nunique()} systems on "
+             f"{scores['task_id'].nunique()} tasks; failure policy '{e(failure_policy)}'"
+             + ("" if systems is None else f"; systems: {', '.join(name_html(s) for s in systems)}")
+             + ".</p>"]
     fingerprint = _tasks_fingerprint(folder)
     if fingerprint:
         parts.append(f"<p class='muted'>Task set fingerprint (SHA-256 of the tasks' scored content; two reports "
@@ -133,10 +150,10 @@ def write_index(
         parts.append("<div class='failed'><strong>Some notebooks failed</strong> (their pages show the failing cell):"
                      "<ul>" + "".join(f"<li>{e(r.name)}: {e(r.error)}</li>" for r in failed) + "</ul></div>")
     parts += ["<h2>Per-system means over all tasks</h2>",
-              "<p class='muted'>Percent points. Brackets: 95% BCa bootstrap interval over base problems "
+              f"<p class='muted'>Percent points. Brackets: {level} BCa bootstrap interval over base problems "
               "(both variants of a problem resampled together). <em>paper</em>: the paper's Table 3; "
               "&Delta;: computed minus published, shown only for systems scored on all 100 tasks.</p>",
-              _headline_html(table),
+              _headline_html(table, level=level),
               "<p class='muted'>As CSV: <a href='tables/headline.csv'>tables/headline.csv</a>; "
               "as LaTeX: <a href='tables/headline.tex'>tables/headline.tex</a>.</p>"]
     shown = [(name, caption) for name, caption in key_figures if (folder / "figures" / f"{name}.png").is_file()]

@@ -14,6 +14,7 @@ wherever it is shown (:meth:`Notebook.banner`).
 
 from __future__ import annotations
 
+import html
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,12 +26,38 @@ from ..errors import SgrKitError
 from ..output import write_table, write_text
 from ..pipeline import Inputs, load_inputs
 from ..schema import SYNTHETIC_NOTE, check_choice
+from ..text import NAME_WIDTH, name_html, visible
+from .parameters import FIGURE_FORMATS
 
-__all__ = ["FIGURE_FORMATS", "Notebook", "open_notebook", "latex_table"]
+__all__ = ["FIGURE_FORMATS", "Notebook", "open_notebook", "latex_table", "styled"]
 
-#: Accepted values of the notebooks' ``figure_format`` parameter and the files each writes.
-FIGURE_FORMATS = {"png": ("png",), "svg": ("svg",), "pdf": ("pdf",), "png+svg": ("png", "svg"),
-                  "png+pdf": ("png", "pdf")}
+#: Columns holding names from data (shown cut to :data:`~sgr_kit.text.NAME_WIDTH`; other text to 200 characters).
+NAME_COLUMNS = ("system", "system_a", "system_b", "task_id", "base_id")
+
+
+def _is_text(column: pd.Series) -> bool:
+    return column.dtype == object or pd.api.types.is_string_dtype(column.dtype)
+
+
+def _html_cell(width: int):
+    def show(value: Any) -> str:
+        return name_html(value, width=width) if isinstance(value, str) else html.escape(str(value))
+    return show
+
+
+def styled(frame: pd.DataFrame, *, precision: int = 2):
+    """``frame`` as a Styler for a page: numbers rounded, every text escaped, controls visible, names cut.
+
+    A system name, a task id or an answer's text is shown as text (never as markup), with
+    invisible direction and control characters as markers (``⟨RLO⟩``) and cut with an ellipsis
+    (:func:`sgr_kit.text.name_html`), so no name can reverse or grow a page.
+    """
+    styler = frame.style.format(precision=precision, na_rep="", escape="html").hide(axis="index")
+    text = [c for c in frame.columns if _is_text(frame[c])]
+    for column in text:
+        width = NAME_WIDTH if (column[0] if isinstance(column, tuple) else column) in NAME_COLUMNS else 200
+        styler = styler.format(_html_cell(width), subset=[column], na_rep="")
+    return styler.format_index(lambda h: name_html(h) if isinstance(h, str) else html.escape(str(h)), axis=1)
 
 
 def latex_table(frame: pd.DataFrame, *, caption: str = "", precision: int = 2) -> str:
@@ -47,6 +74,9 @@ def latex_table(frame: pd.DataFrame, *, caption: str = "", precision: int = 2) -
     \\bottomrule
     \\end{tabular}
     """
+    frame = frame.copy()
+    for column in [c for c in frame.columns if _is_text(frame[c])]:  # names from data: controls made visible
+        frame[column] = [visible(v, newlines=False) if isinstance(v, str) else v for v in frame[column]]
     styler = frame.style.format(precision=precision, na_rep="--", escape="latex").hide(axis="index")
     styler = styler.format_index(escape="latex", axis=1)
     text = styler.to_latex(hrules=True, caption=caption or None)
@@ -94,8 +124,8 @@ class Notebook:
         if show:
             from IPython.display import display
 
-            # escape="html": answer text in a table (a cell value, a column name) shows as text, never as markup
-            display(frame.style.format(precision=precision, na_rep="", escape="html").hide(axis="index"))
+            # answer text in a table (a cell value, a column name) shows as text, never as markup
+            display(styled(frame, precision=precision))
         return frame
 
     def figure(self, fig: Any, name: str) -> Any:
@@ -149,10 +179,17 @@ def open_notebook(
                          audit=audit_path, profile=profile)
     scores, cells, audit = inputs.scores, inputs.cells, inputs.audit
     if systems is not None:
+        if isinstance(systems, str) and systems.strip().startswith("[") and systems.strip().endswith("]"):
+            raise SgrKitError(
+                f"systems is the text {systems!r}, not a list: papermill's -p passes a value as text; give a list "
+                f"with papermill -y 'systems: [A, B]' (or sgr-kit report -p systems '[A, B]')")
         systems = [systems] if isinstance(systems, str) else list(systems)
         unknown = sorted(set(systems) - set(scores["system"]))
         if unknown:
-            raise SgrKitError(f"systems: {', '.join(map(repr, unknown))} not in the scores table; it has "
+            hint = ""
+            if any(s[:1] in "\"'[" or s[-1:] in "\"']" for s in unknown):
+                hint = " (the quotes or brackets are part of the name as given: give a YAML list, -y 'systems: [A, B]')"
+            raise SgrKitError(f"systems: {', '.join(map(repr, unknown))} not in the scores table{hint}; it has "
                               f"{', '.join(map(repr, scores['system'].unique()))}")
         scores = scores[scores["system"].isin(systems)].reset_index(drop=True)
         if cells is not None:

@@ -12,6 +12,7 @@ import pandas as pd
 from ..aggregate import by_language, system_means
 from .. import reference
 from ..schema import METRIC_LABELS, METRICS, STATUSES, SYNTHETIC_NOTE, is_synthetic
+from ..text import NAME_WIDTH, short_label
 
 __all__ = ["summary_table", "format_summary"]
 
@@ -76,8 +77,9 @@ def format_summary(
 
     With ``ci=True`` each mean is followed by its 95% bootstrap interval over base problems
     (:func:`sgr_kit.stats.bootstrap_means`, ``n_boot`` resamples, ``seed``). The system
-    column is as wide as the longest system name. A table holding both languages shows each
-    system once per language (:func:`sgr_kit.aggregate.by_language`).
+    column is as wide as the longest system name, and a name is shown on one line with its
+    control characters visible and cut to :data:`sgr_kit.text.NAME_WIDTH` characters. A table
+    holding both languages shows each system once per language (:func:`sgr_kit.aggregate.by_language`).
     """
     scores, _ = by_language(scores)
     table = summary_table(scores, failure_policy=failure_policy)
@@ -99,7 +101,8 @@ def format_summary(
     lines.append(f"Means in percent points; failure policy '{failure_policy}'; (the paper's Table 2, and Table 3 "
                  f"for overall, in brackets)" + ("; [95% bootstrap interval over base problems]." if ci else "."))
     lines.append("")
-    name_width = max([24, *(len(str(s)) + 2 for s in table["system"])])
+    names = {s: short_label(s, width=NAME_WIDTH) for s in table["system"]}  # controls visible, cut with "…"
+    name_width = max([24, *(len(n) + 2 for n in names.values())])
     cell_width = 34 if ci else 18
     header = f"{'system':<{name_width}}{'variant':<12}{'tasks':>6}{'failed':>7}" + "".join(
         f"{METRIC_LABELS[m]:>{cell_width}}" for m in METRICS
@@ -115,7 +118,7 @@ def format_summary(
                 low, high = intervals.loc[(row.system, row.variant, m)]
                 text += " [n/a]" if pd.isna(low) else f" [{low:.1f}, {high:.1f}]"
             cells.append(f"{text:>{cell_width}}")
-        lines.append(f"{row.system:<{name_width}}{row.variant:<12}{row.n_tasks:>6}{row.n_failed:>7}" + "".join(cells))
+        lines.append(f"{names[row.system]:<{name_width}}{row.variant:<12}{row.n_tasks:>6}{row.n_failed:>7}" + "".join(cells))
     if is_synthetic(scores):
         lines += ["", SYNTHETIC_NOTE]
     return "\n".join(lines)

@@ -17,6 +17,8 @@ from typing import Any
 
 import pandas as pd
 
+from sgr_kit.text import CONTROL, control_name
+
 __all__ = ["CELL_LIMIT", "TEXT_LIMIT", "truncate", "more_note", "text_html", "plain_label", "attr_text", "percent"]
 
 #: Characters shown at most per cell, and of an answer's text.
@@ -24,18 +26,9 @@ CELL_LIMIT = 200
 TEXT_LIMIT = 10_000
 
 
-#: Invisible characters shown as markers: bidirectional controls, zero-width space, BOM and C0/C1
-#: controls other than tab and newline.
-_CONTROL = re.compile("[\u061c\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-_SHORT = {
-    "\u061c": "ALM", "\u200b": "ZWSP", "\u200e": "LRM", "\u200f": "RLM", "\u202a": "LRE", "\u202b": "RLE",
-    "\u202c": "PDF", "\u202d": "LRO", "\u202e": "RLO", "\u2066": "LRI", "\u2067": "RLI", "\u2068": "FSI",
-    "\u2069": "PDI", "\ufeff": "BOM",
-}  # fmt: skip
-
-
-def _short(char: str) -> str:
-    return _SHORT.get(char, f"U+{ord(char):04X}")
+#: Invisible characters shown as markers (one definition, in :mod:`sgr_kit.text`).
+_CONTROL = CONTROL
+_short = control_name
 
 
 def _marker(match: re.Match) -> str:
