@@ -15,7 +15,7 @@ from ._tables import (
     pair_differences, per_task, problem_arrays, system_order,
 )  # fmt: skip
 from .multiple import benjamini_hochberg, holm
-from .power import detectable_difference
+from .power import MAX_DIFF, detectable_difference
 from .signflip import min_p, signflip_pvalues, smallest_p
 
 __all__ = ["paired_tests", "wilcoxon_test", "PAIRED_COLUMNS"]
@@ -84,6 +84,9 @@ def _tests(d: np.ndarray, *, alpha: float) -> dict:
         notes.append(f"with {n - out['ties']} nonzero difference(s) the smallest attainable p (sign-flip, Wilcoxon "
                      f"exact) is {smallest_p(n - out['ties']):.3g}: no test here can reach p < {alpha:g}")
     out["mde"] = 100 * detectable_difference(sd, n, alpha=alpha) if n >= 2 else np.nan
+    if out["mde"] > MAX_DIFF:
+        notes.append(f"mde not reachable: with {n} pairs no difference up to {MAX_DIFF:g} points reaches 80% power")
+        out["mde"] = np.nan
     out["_notes"] = notes
     return out
 
