@@ -7,26 +7,33 @@ A notebook's second cell is one call::
                        figure_format=figure_format, output_dir=output_dir)
 
 and then shows its results with ``nb.table(frame, "name")`` and ``nb.figure(fig, "name")``,
-which display them and, when the report build gave an ``output_dir``, also save every table
-as CSV and LaTeX (booktabs) and every figure as PNG and SVG. Simulated data is labelled
-wherever it is shown (:meth:`Notebook.banner`).
+which display them (once: they return None, so a cell's last value shows nothing again)
+and, when the report build gave an ``output_dir``, also save every table as CSV and LaTeX
+(booktabs) and every figure as PNG and SVG. Simulated data is labelled wherever it is
+shown (:meth:`Notebook.banner`).
+
+A part of a page that cannot be computed for this input runs inside ``with
+nb.section("title"):``: an :class:`~sgr_kit.errors.InsufficientDataError` raised there (one
+system for a comparison of systems, too few pairs) becomes a sentence on the page saying
+why, and the rest of the page builds. Any other error still fails the notebook.
 """
 
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import pandas as pd
 
-from ..errors import SgrKitError
+from ..errors import InsufficientDataError, SgrKitError
 from ..output import write_table, write_text
 from ..pipeline import Inputs, load_inputs
 from ..schema import SYNTHETIC_NOTE, check_choice
 
-__all__ = ["FIGURE_FORMATS", "Notebook", "open_notebook", "latex_table"]
+__all__ = ["FIGURE_FORMATS", "Notebook", "open_notebook", "latex_table", "display_table"]
 
 #: Accepted values of the notebooks' ``figure_format`` parameter and the files each writes.
 FIGURE_FORMATS = {"png": ("png",), "svg": ("svg",), "pdf": ("pdf",), "png+svg": ("png", "svg"),
@@ -53,6 +60,59 @@ def latex_table(frame: pd.DataFrame, *, caption: str = "", precision: int = 2) -
     return text
 
 
+#: Columns shown as text that may wrap (long notes), not as numbers.
+_TEXT_COLUMNS = ("note", "reason", "claim", "location", "written", "raw", "reference")
+
+
+def _is_p(name: object) -> bool:
+    name = name[-1] if isinstance(name, tuple) else name
+    return isinstance(name, str) and (name == "p" or name.startswith("p_") and name != "p_min_alpha")
+
+
+def _is_count(name: object, series: pd.Series) -> bool:
+    name = name[-1] if isinstance(name, tuple) else name
+    if pd.api.types.is_integer_dtype(series):
+        return True
+    return isinstance(name, str) and (name.startswith("n_") or name in ("wins", "ties", "losses", "tasks"))
+
+
+def _p_text(p: float) -> str:
+    return "" if pd.isna(p) else ("&lt;0.001" if p < 0.001 else f"{p:.3f}")  # HTML: the Styler shows it as is
+
+
+def _count_text(x: float) -> str:
+    return "" if pd.isna(x) else f"{x:,.0f}"
+
+
+def display_table(frame: pd.DataFrame, *, precision: int = 2) -> Any:
+    """``frame`` styled for reading: no index, scores to ``precision`` decimals, p-values to 3, counts whole.
+
+    Text is HTML-escaped (an answer's text never becomes markup); the ``note`` column may
+    wrap. Returns a pandas ``Styler`` (display it; it is not a computation).
+
+    Examples
+    --------
+    >>> html = display_table(pd.DataFrame({"system": ["<b>"], "item_f1": [47.391], "p_holm": [0.00012],
+    ...                                    "n_pairs": [50]})).to_html()
+    >>> "47.39" in html and "&lt;b&gt;" in html and "&lt;0.001" in html and ">50<" in html
+    True
+    """
+    formats = {}
+    for column in frame.columns:
+        series = frame[column]
+        if _is_p(column) and pd.api.types.is_numeric_dtype(series):
+            formats[column] = _p_text
+        elif _is_count(column, series) and pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+            formats[column] = _count_text
+    styler = frame.style.format(precision=precision, na_rep="", escape="html").hide(axis="index")
+    if formats:
+        styler = styler.format(formats, subset=list(formats), na_rep="")
+    text = [c for c in frame.columns if (c[-1] if isinstance(c, tuple) else c) in _TEXT_COLUMNS]
+    if text:
+        styler = styler.set_properties(subset=text, **{"white-space": "normal", "text-align": "left"})
+    return styler
+
+
 @dataclass
 class Notebook:
     """The inputs of one notebook run and where its results go (see :func:`open_notebook`)."""
@@ -65,11 +125,21 @@ class Notebook:
     formats: tuple[str, ...]
     output_dir: Path | None
     saved: list[Path] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def synthetic(self) -> bool:
         """True when the data is simulated (the demo): every result must say so."""
         return self.inputs.synthetic
+
+    @property
+    def pooled_label(self) -> str:
+        """What the pooled rows (``all systems``) average over, in words, for captions."""
+        n = self.scores["system"].nunique()
+        total = self.inputs.scores["system"].nunique()
+        if n < total:
+            return f"the {n} selected systems (of {total} in the scores table)"
+        return f"all {n} systems"
 
     def banner(self) -> None:
         """Display the synthetic-data label (nothing for real data)."""
@@ -78,12 +148,55 @@ class Notebook:
 
             display(Markdown(f"> **{SYNTHETIC_NOTE}**"))
 
-    def table(self, frame: pd.DataFrame, name: str, *, caption: str = "", precision: int = 2,
-              show: bool = True) -> pd.DataFrame:
-        """Display ``frame`` and, with an ``output_dir``, save it as ``tables/<name>.csv`` and ``.tex``.
+    def say(self, text: str) -> None:
+        """Display one sentence of Markdown on the page."""
+        from IPython.display import Markdown, display
 
-        The saved CSV keeps full precision; the LaTeX copy is rounded to ``precision``
-        decimals for print. Returns ``frame``.
+        display(Markdown(text))
+
+    @contextmanager
+    def section(self, title: str) -> Iterator[None]:
+        """Run one part of a page; if its input is too small for it, say why on the page and go on.
+
+        Only :class:`~sgr_kit.errors.InsufficientDataError` is caught (valid input that
+        holds too little for this analysis); its message becomes the page's sentence and is
+        recorded in :attr:`skipped`. Every other error propagates (the notebook fails).
+
+        Examples
+        --------
+        >>> nb = Notebook(None, pd.DataFrame(), None, None, None, ("png",), None)
+        >>> with nb.section("System versus system"):
+        ...     raise InsufficientDataError("the scores table holds 1 system")
+        <IPython.core.display.Markdown object>
+        >>> nb.skipped
+        [('System versus system', 'the scores table holds 1 system')]
+        """
+        try:
+            yield
+        except InsufficientDataError as exc:
+            self.skipped.append((title, str(exc)))
+            self.say(f"> **{title}: not shown for this input.** {exc}.")
+
+    def table(self, frame: pd.DataFrame, name: str, *, caption: str = "", precision: int = 2,
+              show: bool | Sequence[str] = True, empty: str = "") -> None:
+        """Display ``frame`` once and, with an ``output_dir``, save it as ``tables/<name>.csv`` and ``.tex``.
+
+        The saved CSV keeps full precision and every column; the LaTeX copy is rounded to
+        ``precision`` decimals for print. On the page the table has no index column, scores
+        to ``precision`` decimals, p-values to 3 and whole counts (:func:`display_table`).
+
+        Parameters
+        ----------
+        show : bool or list of str, default True
+            False: save only. A list of columns: show only those (the saved files keep all),
+            so a wide table reads without scrolling.
+        empty : str, optional
+            The sentence shown instead of an empty table, saying why it is empty.
+
+        Returns
+        -------
+        None
+            Nothing, so that a cell ending in ``nb.table(...)`` shows the table once.
         """
         if self.output_dir is not None:
             folder = self.output_dir / "tables"
@@ -91,15 +204,25 @@ class Notebook:
             self.saved.append(write_table(frame, folder / f"{name}.csv", force=True))
             self.saved.append(write_text(latex_table(frame, caption=note, precision=precision),
                                          folder / f"{name}.tex", force=True))
-        if show:
-            from IPython.display import display
+        if show is False:
+            return None
+        if frame.empty:
+            self.say(f"*{caption or name}: no rows.* {empty}".rstrip())
+            return None
+        from IPython.display import display
 
-            # escape="html": answer text in a table (a cell value, a column name) shows as text, never as markup
-            display(frame.style.format(precision=precision, na_rep="", escape="html").hide(axis="index"))
-        return frame
+        shown = frame if show is True else frame[[c for c in show if c in frame.columns]]
+        if caption:
+            self.say(f"**{caption}**")
+        # escape="html": answer text in a table (a cell value, a column name) shows as text, never as markup
+        display(display_table(shown, precision=precision))
+        return None
 
-    def figure(self, fig: Any, name: str) -> Any:
-        """Display ``fig`` and, with an ``output_dir``, save it as ``figures/<name>.<format>``; close it."""
+    def figure(self, fig: Any, name: str) -> None:
+        """Display ``fig`` once and, with an ``output_dir``, save it as ``figures/<name>.<format>``; close it.
+
+        Returns None, so that a cell ending in ``nb.figure(...)`` shows the figure once.
+        """
         import matplotlib.pyplot as plt
         from IPython.display import display
 
@@ -109,7 +232,7 @@ class Notebook:
             self.saved += list(save_figure(fig, self.output_dir / "figures" / name, formats=self.formats))
         display(fig)
         plt.close(fig)
-        return fig
+        return None
 
 
 def open_notebook(
