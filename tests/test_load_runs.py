@@ -255,3 +255,12 @@ def test_read_runs_reports_every_problem(tmp_path):
     assert f"{path}:2: not valid JSON" in findings[1].message
     assert f"{path}:4: duplicate answer" in findings[2].message
     assert len(runs) == 2
+
+
+def test_a_goal_answer_without_the_goal_tasks_says_the_goal_variants_were_not_loaded(tmp_path):
+    task = {"task_id": "nvd_001", "domain": "NVD", "oracle_answer": "id|n\nA|1", "output_format": "id|n"}
+    tasks = write_jsonl(tmp_path / "constraint.jsonl", [task])
+    runs = write_jsonl(tmp_path / "runs.jsonl", [{"system": "s", "task_id": "nvd_001-g", "answer": "id|n\nA|1"}])
+    with pytest.raises(SgrKitError, match=r"unknown task id 'nvd_001-g'.*its constraint variant nvd_001 is loaded "
+                                          r"but no goal-oriented \(-g\) task is"):
+        load_runs(runs, tasks=load_tasks(tasks))

@@ -1,0 +1,144 @@
+"""The report on inputs the demo never shows: one system, few pairs, real tasks, every answer failed.
+
+Each build must exit 0 with every page complete, each section that cannot be computed for
+the input saying why on its page, and every figure and table shown once. The builds run
+every notebook with few resamples (``n_boot=200``), which keeps the statistics meaningful
+and the time modest; the module is marked ``slow`` (several report builds).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from sgr_kit.cli import main
+from sgr_kit.report import NOTEBOOKS
+
+pytestmark = pytest.mark.slow
+
+RELEASE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "release-format"
+#: A sentence that marks a section the input could not support (Notebook.section).
+SKIPPED = "not shown for this input."
+
+
+def _release_tasks() -> list[dict]:
+    if not (RELEASE_DIR / "constraint.jsonl").is_file():
+        pytest.skip(f"the release fixtures are not beside the checkout ({RELEASE_DIR} is absent)")
+    tasks = []
+    for name in ("constraint.jsonl", "goal.jsonl"):
+        tasks += [json.loads(line) for line in (RELEASE_DIR / name).read_text(encoding="utf-8").splitlines() if line]
+    return tasks
+
+
+def _perturbed(reference: str, k: int) -> str:
+    """The reference with its header kept and some rows changed: the last ``k`` rows dropped, one cell altered."""
+    lines = reference.strip().split("\n")
+    header, rows = lines[:1], lines[1:]
+    kept = rows[: max(1, len(rows) - k)]
+    if k % 2 and kept:
+        cells = kept[0].split("|")
+        cells[-1] = cells[-1] + "x"
+        kept[0] = "|".join(cells)
+    return "\n".join(header + kept)
+
+
+def write_inputs(folder: Path, *, systems=("Alpha", "Beta"), tasks=None, prose=False) -> list[str]:
+    """A tasks file and a runs file built from the references of the release-format tasks."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tasks = tasks if tasks is not None else _release_tasks()
+    runs = []
+    for s, system in enumerate(systems):
+        for t, task in enumerate(tasks):
+            answer = ("I searched the catalogue but could not assemble the table." if prose
+                      else _perturbed(task["oracle_answer"], (s + t) % 3))
+            runs.append({"system": system, "task_id": task["task_id"], "answer": answer})
+    (folder / "tasks.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tasks), encoding="utf-8")
+    (folder / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs), encoding="utf-8")
+    return ["--tasks", str(folder / "tasks.jsonl"), "--runs", str(folder / "runs.jsonl")]
+
+
+def scenario_args(name: str, folder: Path) -> list[str]:
+    if name == "demo":
+        return []
+    if name == "demo, one system":
+        return ["-p", "systems", "[GPT-5.5]"]
+    if name == "demo, exclude":
+        return ["--failure-policy", "exclude"]
+    if name == "two systems, four real tasks":
+        return write_inputs(folder)
+    if name == "one system, one task pair":
+        pair = [t for t in _release_tasks() if t["task_id"].startswith("arxiv_")]
+        return write_inputs(folder, systems=("Solo",), tasks=pair)
+    if name == "every answer fails to parse":
+        return write_inputs(folder, prose=True)
+    raise AssertionError(name)
+
+
+SCENARIOS = ("demo", "demo, one system", "demo, exclude", "two systems, four real tasks",
+             "one system, one task pair", "every answer fails to parse")
+#: Sections each scenario cannot support, with a phrase of the reason the page must give.
+EXPECTED_SKIPS = {
+    "demo, one system": {"02_constraint_vs_goal": ["System versus system", "at least 2 are needed"]},
+    "one system, one task pair": {"02_constraint_vs_goal": ["System versus system", "at least 2 are needed"]},
+}
+
+
+def page_text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+@pytest.fixture(scope="module", params=SCENARIOS)
+def report(request, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("inputs")
+    out = folder / "report"
+    argv = ["report", *scenario_args(request.param, folder / "data"), "--out", str(out), "-p", "n_boot", "200",
+            "--quiet", "--no-progress"]
+    status = main(argv)
+    return request.param, status, out
+
+
+def test_the_report_builds_completely_with_exit_status_zero(report):
+    name, status, out = report
+    assert status == 0, name
+    provenance = json.loads((out / "provenance.json").read_text(encoding="utf-8"))
+    assert [n["status"] for n in provenance["notebooks"]] == ["ok"] * len(NOTEBOOKS)
+    for notebook in NOTEBOOKS:
+        executed = nbformat.read(out / f"{notebook}.ipynb", as_version=4)
+        errors = [o for c in executed.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+        assert not errors, (name, notebook, errors)
+        assert (out / f"{notebook}.html").is_file()
+    assert "Some notebooks failed" not in (out / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_skipped_section_says_why_on_its_page(report):
+    name, _, out = report
+    expected = EXPECTED_SKIPS.get(name, {})
+    for notebook in NOTEBOOKS:
+        text = page_text((out / f"{notebook}.html").read_text(encoding="utf-8"))
+        wanted = expected.get(notebook)
+        if wanted:
+            title, reason = wanted
+            assert f"{title}: {SKIPPED}" in text and reason in text, (name, notebook)
+        else:
+            assert SKIPPED not in text, (name, notebook)
+
+
+def test_every_figure_and_table_is_shown_once(report):
+    name, _, out = report
+    for notebook in NOTEBOOKS:
+        html = (out / f"{notebook}.html").read_text(encoding="utf-8")
+        images = re.findall(r'<img[^>]+src="data:image/png;base64,([A-Za-z0-9+/=]{64})', html)
+        repeated = [k for k, v in Counter(images).items() if v > 1]
+        assert not repeated, (name, notebook, len(repeated))
+        tables = re.findall(r"<table[^>]*>(.*?)</table>", html, flags=re.S)
+        bodies = Counter(re.sub(r'id="[^"]*"|T_[0-9a-f]+_\w+', "", t) for t in tables)
+        assert max(bodies.values(), default=1) == 1, (name, notebook)
+        assert 'class="dataframe"' not in html, (name, notebook)  # a raw DataFrame repr: index column, 6 decimals
+    figures = sorted(p.stem for p in (out / "figures").glob("*.png"))
+    shown = sum(len(re.findall(r"<img ", (out / f"{nb}.html").read_text(encoding="utf-8"))) for nb in NOTEBOOKS)
+    assert shown == len(figures), (name, shown, figures)
