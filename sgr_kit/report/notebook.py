@@ -221,6 +221,7 @@ class Notebook:
     def figure(self, fig: Any, name: str) -> None:
         """Display ``fig`` once and, with an ``output_dir``, save it as ``figures/<name>.<format>``; close it.
 
+        With a saved PNG, the page shows that file (the figure is drawn once for both).
         Returns None, so that a cell ending in ``nb.figure(...)`` shows the figure once.
         """
         import matplotlib.pyplot as plt
@@ -228,9 +229,17 @@ class Notebook:
 
         from ..figures import save_figure
 
+        files = []
         if self.output_dir is not None:
-            self.saved += list(save_figure(fig, self.output_dir / "figures" / name, formats=self.formats))
-        display(fig)
+            files = list(save_figure(fig, self.output_dir / "figures" / name, formats=self.formats))
+            self.saved += files
+        png = [f for f in files if f.suffix == ".png"]
+        if png:  # the saved PNG is shown: the figure is rendered once, and the page shows the file's pixels
+            from IPython.display import Image
+
+            display(Image(filename=str(png[0]), width=round(fig.get_figwidth() * 100)))
+        else:
+            display(fig)
         plt.close(fig)
         return None
 

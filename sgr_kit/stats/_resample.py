@@ -150,8 +150,8 @@ def intervals(
         if not np.isfinite(theta[j]):
             notes[j] = "no task with a value"
         elif n[j] < fewest:
-            notes[j] = (f"{int(n[j])} base problem(s): no interval drawn (sgr-kit draws {level:.0%} intervals from "
-                        f"{fewest} problems on; with fewer, even an exact test cannot reach p < {1 - level:.2g})")
+            notes[j] = (f"{int(n[j])} base problem(s): no interval drawn (too few: {level:.0%} intervals from "
+                        f"{fewest} problems on)")
         elif finite[j] < boot.shape[0]:
             notes[j] = notes[j] or f"{boot.shape[0] - finite[j]} resample(s) without a value left out"
         if ok[j] and ordered[0, j] == ordered[finite[j] - 1, j]:

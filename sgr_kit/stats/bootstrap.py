@@ -146,7 +146,7 @@ def bootstrap_means(
     >>> m[["variant", "value", "n_tasks", "n_problems"]].to_dict("records")[2]
     {'variant': 'overall', 'value': 66.66..., 'n_tasks': 6, 'n_problems': 3}
     >>> m["note"].iloc[2]  # three problems are too few for an interval
-    '3 base problem(s): no interval drawn (sgr-kit draws 95% intervals from 6 problems on; with fewer, even an exact test cannot reach p < 0.05)'
+    '3 base problem(s): no interval drawn (too few: 95% intervals from 6 problems on)'
 
     """
     check_scores(scores)

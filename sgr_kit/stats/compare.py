@@ -132,8 +132,8 @@ def system_matrix(
         elif np.isnan(p[k]):
             notes[k] = join_notes(notes[k], f"every difference is zero (all {int(n[k])}): the test is undefined")
         elif p_min[k] > 1 - level:
-            notes[k] = join_notes(notes[k], f"with {int(nonzero[k])} nonzero difference(s) the smallest attainable "
-                                            f"p is {p_min[k]:.3g}: this test cannot reach p < {1 - level:.2g}")
+            notes[k] = join_notes(notes[k], f"{int(nonzero[k])} nonzero difference(s): the smallest attainable p "
+                                            f"is {p_min[k]:.3g}, so the test cannot reach p < {1 - level:.2g}")
     p_holm = holm(p)
     index = {pair: k for k, pair in enumerate(pairs)}
     rows = []

@@ -81,11 +81,11 @@ def _tests(d: np.ndarray, *, alpha: float) -> dict:
     if out["ties"] == n:
         notes.append(f"every difference is zero (all {n}): the tests are undefined")
     elif smallest_p(n - out["ties"]) > alpha:
-        notes.append(f"with {n - out['ties']} nonzero difference(s) the smallest attainable p (sign-flip, Wilcoxon "
-                     f"exact) is {smallest_p(n - out['ties']):.3g}: no test here can reach p < {alpha:g}")
+        notes.append(f"{n - out['ties']} nonzero difference(s): the smallest attainable p is "
+                     f"{smallest_p(n - out['ties']):.3g}, so no test can reach p < {alpha:g}")
     out["mde"] = 100 * detectable_difference(sd, n, alpha=alpha) if n >= 2 else np.nan
     if out["mde"] > MAX_DIFF:
-        notes.append(f"mde not reachable: with {n} pairs no difference up to {MAX_DIFF:g} points reaches 80% power")
+        notes.append(f"mde not reachable with {n} pairs (above {MAX_DIFF:g} points)")
         out["mde"] = np.nan
     out["_notes"] = notes
     return out
