@@ -70,6 +70,11 @@ def test_a_section_turns_only_insufficient_data_into_a_sentence(shown):
             raise SgrKitError("metric must be one of item_f1, row_f1, poa")
 
 
+def test_display_table_styles_a_concatenation_with_a_repeated_index():
+    frame = pd.concat([pd.DataFrame({"system": ["a"], "note": ["x"]})] * 2)
+    assert display_table(frame).to_html().count("<tr>") == 3
+
+
 def test_display_table_rounds_like_the_paper_and_escapes_text():
     html = display_table(pd.DataFrame({"system": ["<b>x</b>"], "row_f1": [12.3456], "p": [0.04567],
                                        "wins": [3]})).to_html()

@@ -97,6 +97,7 @@ def display_table(frame: pd.DataFrame, *, precision: int = 2) -> Any:
     >>> "47.39" in html and "&lt;b&gt;" in html and "&lt;0.001" in html and ">50<" in html
     True
     """
+    frame = frame.reset_index(drop=True)  # the index is hidden; a repeated one (a concatenation) cannot be styled
     formats = {}
     for column in frame.columns:
         series = frame[column]
