@@ -195,9 +195,10 @@ def plot_system_matrix(
     ...                   "ci_low": [1.0], "ci_high": [9.0], "p": [0.01], "p_holm": [0.01]})
     >>> ax = plot_system_matrix(t)
     >>> sorted(t.get_text() for t in ax.texts)
-    ['* Holm-adjusted sign-flip p < 0.05', '+5*', '-5*']
-    >>> ax.get_title()
-    'Item-F1 (overall): row minus column'
+    ['+5*', '-5*']
+    >>> print(ax.get_title())
+    Item-F1 (overall)
+    * Holm-adjusted p < 0.05
 
     >>> plt.close("all")
     """
@@ -221,10 +222,8 @@ def plot_system_matrix(
     label = METRIC_LABELS.get(metric, metric)
     heatmap(ax, diff, cmap=DIFF_CMAP, vmin=-limit, vmax=limit, labels=(labels + stars).to_numpy() if annotate else None,
             cbar=cbar, cbar_label=f"{label}, row − column (points)")  # fmt: skip
-    ax.set_title(f"{label} ({variant}): row minus column", fontsize=text_size(1.0))
-    if annotate:
-        ax.text(0.0, -0.02, f"* Holm-adjusted sign-flip p < {alpha:g}", transform=ax.transAxes, va="top",
-                ha="right", fontsize=text_size(0.8))  # fmt: skip
+    title = f"{label} ({variant})" + (f"\n* Holm-adjusted p < {alpha:g}" if annotate else "")
+    ax.set_title(title, fontsize=text_size(0.85))
     ax.set_aspect("equal")
     ax.set_xticklabels([short_system(s) for s in systems], rotation=45, ha="right", rotation_mode="anchor")
     ax.set_yticklabels([short_system(s) for s in systems], rotation=0)
