@@ -79,3 +79,19 @@ def test_display_table_rounds_like_the_paper_and_escapes_text():
     html = display_table(pd.DataFrame({"system": ["<b>x</b>"], "row_f1": [12.3456], "p": [0.04567],
                                        "wins": [3]})).to_html()
     assert "12.35" in html and "0.046" in html and "&lt;b&gt;" in html and "<b>x" not in html
+
+
+def test_the_cells_file_is_read_only_when_a_page_uses_it(tmp_path):
+    from sgr_kit.output import write_table
+    from sgr_kit.pipeline import load_inputs
+    from sgr_kit.report.notebook import open_notebook
+
+    demo = load_inputs()
+    write_table(demo.scores, tmp_path / "scores.csv")
+    write_table(demo.cells, tmp_path / "cells.parquet")
+    nb = open_notebook(scores_path=tmp_path / "scores.csv", cells_path=tmp_path / "cells.parquet",
+                       systems=["GPT-5.5"], banner=False)
+    assert nb._cells is None and nb._load_cells is not None  # not read yet
+    assert set(nb.cells["system"]) == {"GPT-5.5"} and len(nb.cells) == (demo.cells["system"] == "GPT-5.5").sum()
+    with pytest.raises(SgrKitError, match="cells file .*missing.parquet does not exist"):
+        open_notebook(scores_path=tmp_path / "scores.csv", cells_path=tmp_path / "missing.parquet", banner=False)

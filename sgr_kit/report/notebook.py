@@ -24,7 +24,7 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import pandas as pd
 
@@ -120,13 +120,28 @@ class Notebook:
 
     inputs: Inputs
     scores: pd.DataFrame
-    cells: pd.DataFrame | None
+    _cells: pd.DataFrame | None
     audit: pd.DataFrame | None
     systems: list[str] | None
     formats: tuple[str, ...]
     output_dir: Path | None
     saved: list[Path] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    _load_cells: Callable[[], pd.DataFrame] | None = None
+
+    @property
+    def cells(self) -> pd.DataFrame | None:
+        """The per-cell records (of the selected systems), read from the cells file when first used.
+
+        Only the where-the-points-went page needs them; the other pages never pay for reading
+        the (large) cells file.
+        """
+        if self._load_cells is not None:
+            cells = self._load_cells()
+            if self.systems is not None:
+                cells = cells[cells["system"].isin(self.systems)].reset_index(drop=True)
+            self._cells, self._load_cells = cells, None
+        return self._cells
 
     @property
     def synthetic(self) -> bool:
@@ -278,6 +293,12 @@ def open_notebook(
     Notebook
     """
     formats = FIGURE_FORMATS[check_choice(figure_format, tuple(FIGURE_FORMATS), name="figure_format")]
+    load_cells = None
+    if scores_path is not None and cells_path is not None:  # read the cells file only if a page uses it
+        if not Path(cells_path).is_file():
+            raise SgrKitError(f"cells file {cells_path} does not exist; expected the --cells output of `sgr-kit score`")
+        load_cells = lambda scores=scores_path, cells=cells_path: load_inputs(scores=scores, cells=cells).cells  # noqa: E731
+        cells_path = None
     inputs = load_inputs(scores=scores_path, cells=cells_path, tasks=tasks_paths, runs=runs_path,
                          audit=audit_path, profile=profile)
     scores, cells, audit = inputs.scores, inputs.cells, inputs.audit
@@ -293,7 +314,7 @@ def open_notebook(
         if audit is not None:
             audit = audit[audit["system"].isin(systems)].reset_index(drop=True)
     out = Path(output_dir) if output_dir is not None else None
-    nb = Notebook(inputs, scores, cells, audit, systems, formats, out)
+    nb = Notebook(inputs, scores, cells, audit, systems, formats, out, _load_cells=load_cells)
     if banner:
         nb.banner()
     return nb
