@@ -37,6 +37,10 @@ def nonempty(table: pd.DataFrame, *, name: str, what: str) -> pd.DataFrame:
     """Raise when nothing is left to draw after selecting ``what``."""
     if table.empty:
         raise InsufficientDataError(f"{name}: no rows to draw for {what}")
+    for column in ("value", "points", "diff"):
+        if column in table.columns and table[column].isna().all():
+            raise InsufficientDataError(f"{name}: no {column} to draw for {what}: every one is undefined (no answer "
+                                        f"with a score, e.g. every answer failed and failed answers are excluded)")
     return table
 
 
