@@ -76,15 +76,26 @@ def scenario_args(name: str, folder: Path) -> list[str]:
         return write_inputs(folder, systems=("Solo",), tasks=pair)
     if name == "every answer fails to parse":
         return write_inputs(folder, prose=True)
+    if name == "one system, every answer failed, exclude":
+        return [*write_inputs(folder, systems=("Solo",), prose=True), "--failure-policy", "exclude"]
     raise AssertionError(name)
 
 
 SCENARIOS = ("demo", "demo, one system", "demo, exclude", "two systems, four real tasks",
-             "one system, one task pair", "every answer fails to parse")
-#: Sections each scenario cannot support, with a phrase of the reason the page must give.
+             "one system, one task pair", "every answer fails to parse", "one system, every answer failed, exclude")
+#: Sections each scenario cannot support, per page: (section title, a phrase of the reason the page gives).
+ONE_SYSTEM = ("System versus system", "the scores table holds 1")
+NOTHING_SCORED = "every one is undefined (no answer with a score"
 EXPECTED_SKIPS = {
-    "demo, one system": {"02_constraint_vs_goal": ["System versus system", "at least 2 are needed"]},
-    "one system, one task pair": {"02_constraint_vs_goal": ["System versus system", "at least 2 are needed"]},
+    "demo, one system": {"02_constraint_vs_goal": [ONE_SYSTEM]},
+    "one system, one task pair": {"02_constraint_vs_goal": [ONE_SYSTEM]},
+    "one system, every answer failed, exclude": {
+        "01_main_table": [("Item-F1 against Row-F1", NOTHING_SCORED)],
+        "02_constraint_vs_goal": [("Forest plot", NOTHING_SCORED), ONE_SYSTEM],
+        "03_cardinality_bins": [("Scores by bin (figure)", NOTHING_SCORED)],
+        "04_family_heatmaps": [("Family heatmaps", NOTHING_SCORED)],
+        "06_where_points_went": [("Where the points went (figure)", "no rows to draw")],
+    },
 }
 
 
@@ -122,12 +133,11 @@ def test_a_skipped_section_says_why_on_its_page(report):
     expected = EXPECTED_SKIPS.get(name, {})
     for notebook in NOTEBOOKS:
         text = page_text((out / f"{notebook}.html").read_text(encoding="utf-8"))
-        wanted = expected.get(notebook)
-        if wanted:
-            title, reason = wanted
-            assert f"{title}: {SKIPPED}" in text and reason in text, (name, notebook)
-        else:
-            assert SKIPPED not in text, (name, notebook)
+        wanted = expected.get(notebook, [])
+        for title, reason in wanted:
+            assert f"{title}: {SKIPPED}" in text, (name, notebook, title)
+            assert reason in text.split(f"{title}: {SKIPPED}", 1)[1][:400], (name, notebook, title)
+        assert text.count(SKIPPED) == len(wanted), (name, notebook)
 
 
 def test_every_figure_and_table_is_shown_once(report):

@@ -176,7 +176,8 @@ class Notebook:
 
         Only :class:`~sgr_kit.errors.InsufficientDataError` is caught (valid input that
         holds too little for this analysis); its message becomes the page's sentence and is
-        recorded in :attr:`skipped`. Every other error propagates (the notebook fails).
+        recorded in :attr:`skipped`; a figure the section had begun is closed, so it is not shown
+        half-drawn. Every other error propagates (the notebook fails).
 
         Examples
         --------
@@ -187,9 +188,14 @@ class Notebook:
         >>> nb.skipped
         [('System versus system', 'the scores table holds 1 system')]
         """
+        import matplotlib.pyplot as plt
+
+        before = set(plt.get_fignums())
         try:
             yield
         except InsufficientDataError as exc:
+            for number in set(plt.get_fignums()) - before:  # a figure begun before the error: never shown
+                plt.close(number)
             self.skipped.append((title, str(exc)))
             self.say(f"> **{title}: not shown for this input.** {exc}.")
 
