@@ -33,7 +33,7 @@ from ..output import write_table, write_text
 from ..pipeline import Inputs, load_inputs
 from ..schema import SYNTHETIC_NOTE, check_choice
 
-__all__ = ["FIGURE_FORMATS", "Notebook", "open_notebook", "latex_table", "display_table"]
+__all__ = ["FIGURE_FORMATS", "Notebook", "open_notebook", "latex_table", "display_table", "with_intervals"]
 
 #: Accepted values of the notebooks' ``figure_format`` parameter and the files each writes.
 FIGURE_FORMATS = {"png": ("png",), "svg": ("svg",), "pdf": ("pdf",), "png+svg": ("png", "svg"),
@@ -112,6 +112,29 @@ def display_table(frame: pd.DataFrame, *, precision: int = 2) -> Any:
     if text:
         styler = styler.set_properties(subset=text, **{"white-space": "normal", "text-align": "left"})
     return styler
+
+
+def with_intervals(frame: pd.DataFrame, metrics: Sequence[str], *, digits: int = 2) -> pd.DataFrame:
+    """For display: each ``<metric>, <metric>_ci_low, <metric>_ci_high`` as one text column ``<metric> [CI]``.
+
+    A value without an interval shows the value alone. Three columns become one, so a
+    table of several metrics fits the page; the saved table keeps the numbers.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"system": ["a", "b"], "item_f1": [47.391, 12.0], "item_f1_ci_low": [40.0, None],
+    ...                   "item_f1_ci_high": [55.25, None]})
+    >>> with_intervals(t, ["item_f1"]).to_dict("records")
+    [{'system': 'a', 'item_f1 [CI]': '47.39 [40.0, 55.2]'}, {'system': 'b', 'item_f1 [CI]': '12.00'}]
+    """
+    out = frame.copy()
+    for metric in metrics:
+        low, high = out.pop(f"{metric}_ci_low"), out.pop(f"{metric}_ci_high")
+        text = [("" if pd.isna(v) else f"{v:.{digits}f}") + ("" if pd.isna(lo) or pd.isna(v) else f" [{lo:.1f}, {hi:.1f}]")
+                for v, lo, hi in zip(out[metric], low, high)]
+        out[metric] = text
+        out = out.rename(columns={metric: f"{metric} [CI]"})
+    return out
 
 
 @dataclass
@@ -209,9 +232,10 @@ class Notebook:
 
         Parameters
         ----------
-        show : bool or list of str, default True
+        show : bool, list of str or DataFrame, default True
             False: save only. A list of columns: show only those (the saved files keep all),
-            so a wide table reads without scrolling.
+            so a wide table reads without scrolling. A DataFrame: show it instead (a
+            display form of ``frame``, e.g. :func:`with_intervals`).
         empty : str, optional
             The sentence shown instead of an empty table, saying why it is empty.
 
@@ -226,14 +250,17 @@ class Notebook:
             self.saved.append(write_table(frame, folder / f"{name}.csv", force=True))
             self.saved.append(write_text(latex_table(frame, caption=note, precision=precision),
                                          folder / f"{name}.tex", force=True))
-        if show is False:
+        if isinstance(show, bool) and not show:
             return None
         if frame.empty:
             self.say(f"*{caption or name}: no rows.* {empty}".rstrip())
             return None
         from IPython.display import display
 
-        shown = frame if show is True else frame[[c for c in show if c in frame.columns]]
+        if isinstance(show, pd.DataFrame):
+            shown = show
+        else:
+            shown = frame if show is True else frame[[c for c in show if c in frame.columns]]
         if caption:
             self.say(f"**{caption}**")
         # escape="html": answer text in a table (a cell value, a column name) shows as text, never as markup
