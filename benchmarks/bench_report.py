@@ -57,6 +57,28 @@ def demo_report(folder: Path, workers: int | None) -> float:
     return time.perf_counter() - start
 
 
+def where_time_goes(report: Path, *, top: int = 3) -> list[str]:
+    """Lines saying where a built report's time went: scoring, each notebook, and its slowest cells.
+
+    Read from ``provenance.json`` (scoring and notebook wall times) and from papermill's
+    per-cell ``duration`` in each executed notebook; a cell is named by its first line.
+    """
+    import json
+
+    provenance = json.loads((report / "provenance.json").read_text(encoding="utf-8"))
+    lines = [f"  scoring: {provenance['scoring']['seconds']:.1f} s (reused: {provenance['scoring']['reused']})"]
+    for run in provenance["notebooks"]:
+        executed = nbformat.read(report / f"{run['name']}.ipynb", as_version=4)
+        cells = [(c.metadata.get("papermill", {}).get("duration") or 0.0, c.source.strip().splitlines()[0][:60])
+                 for c in executed.cells if c.cell_type == "code" and c.source.strip()]
+        in_cells = sum(d for d, _ in cells)
+        lines.append(f"  {run['name']:<26} {run['seconds']:5.1f} s, of which {in_cells:4.1f} s in its cells "
+                     f"(the rest: papermill, kernel start and stop, HTML export)")
+        for duration, first in sorted(cells, reverse=True)[:top]:
+            lines.append(f"      {duration:5.1f} s  {first}")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=2, help="runs of each measurement; the best is kept")
@@ -73,9 +95,12 @@ def main(argv: list[str] | None = None) -> int:
         demo_report(folder, args.workers)
         baseline = min(sequential_papermill(paths, folder) for _ in range(args.repeats))
         report = min(demo_report(folder, args.workers) for _ in range(args.repeats))
+        breakdown = where_time_goes(folder / "demo")
     print(f"papermill, {n} trivial notebooks one after another: {baseline:6.1f} s")
     print(f"sgr-kit report on the demo (all {n} notebooks):    {report:6.1f} s")
     print(f"ratio: {report / baseline:.2f} (target: at most 1.5)")
+    print("where the last build's time went:")
+    print("\n".join(breakdown))
     return 0
 
 

@@ -1,7 +1,9 @@
 """The project's one error class, :class:`SgrKitError`.
 
-Its one subclass, :class:`UnknownIdError`, is also a :class:`KeyError`, for lookups of an
-unknown id in a mapping. Every problem with user input (a task file, a runs file, a rules file, an
+Two subclasses: :class:`UnknownIdError`, also a :class:`KeyError`, for lookups of an
+unknown id in a mapping; :class:`InsufficientDataError`, for valid input that holds too
+little for one analysis (one system for a comparison of systems), which a report page
+turns into a sentence while the rest of the page builds. Every problem with user input (a task file, a runs file, a rules file, an
 option) is raised as :class:`SgrKitError`, a ``ValueError`` subclass, with a
 message naming the input, what was expected, what was found and where.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 import difflib
 from typing import Iterable
 
-__all__ = ["SgrKitError", "UnknownIdError", "closest", "where"]
+__all__ = ["SgrKitError", "UnknownIdError", "InsufficientDataError", "closest", "where"]
 
 
 class SgrKitError(ValueError):
@@ -27,6 +29,15 @@ class UnknownIdError(SgrKitError, KeyError):
 
     def __str__(self) -> str:  # KeyError would print the message's repr
         return str(self.args[0]) if self.args else ""
+
+
+class InsufficientDataError(SgrKitError):
+    """The input is valid but too small for this analysis; the message says what it holds and what is needed.
+
+    A report page shows the message as the reason a section is missing
+    (:meth:`sgr_kit.report.notebook.Notebook.section`); everywhere else it is an ordinary
+    :class:`SgrKitError`.
+    """
 
 
 def closest(name: str, known: Iterable[str], *, n: int = 3) -> list[str]:

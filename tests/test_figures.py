@@ -320,3 +320,24 @@ def test_a_long_name_is_cut_with_an_ellipsis_and_dollars_are_shown():
     fig, ax = plt.subplots()
     ax.set_title(short_system("Agent $\\frac$ v2"))
     fig.canvas.draw()  # mathtext would raise a ValueError here
+
+
+def test_system_matrix_scale_is_symmetric_and_a_small_gap_stays_pale():
+    t = pd.DataFrame({"system_a": ["a"], "system_b": ["b"], "diff": [1.4], "p_holm": [0.3], "metric": "row_f1",
+                      "variant": "overall"})
+    ax = F.plot_system_matrix(t, metric="row_f1")
+    (mesh,) = ax.collections
+    assert mesh.norm.vmin == -mesh.norm.vmax == -10.0  # not stretched to 1.4
+    assert ax.get_title() == "Row-F1 (overall)\n* Holm-adjusted p < 0.05"
+    assert "row − column" in ax.figure.axes[-1].get_ylabel()  # the colour bar names the direction
+    wide = t.assign(diff=23.0)
+    assert F.plot_system_matrix(wide, metric="row_f1").collections[0].norm.vmax == 30.0
+    plt.close("all")
+
+
+def test_forest_says_why_a_row_has_no_interval_and_what_p_can_reach():
+    t = pd.DataFrame({"system": ["a", "b"], "diff": [75.0, np.nan], "ci_low": [np.nan, np.nan],
+                      "ci_high": [np.nan, np.nan], "p_holm": [1.0, np.nan], "p_min": [0.5, np.nan], "n_pairs": [2, 0]})
+    texts = [x.get_text() for x in F.plot_forest(t).texts]
+    assert "p=1.000 (p≥0.5 with 2 pairs); no interval, n=2" in texts and "no pairs" in texts
+    plt.close("all")

@@ -295,3 +295,12 @@ def test_runs_name_their_language(tmp_path):
     csv_path.write_text("system,task_id,answer,language\ns,t1,a,fr\n", encoding="utf-8")
     with pytest.raises(SgrKitError, match=r"runs\.csv:2: language should be one of en, zh; found 'fr'"):
         load_runs(csv_path)
+
+
+def test_a_goal_answer_without_the_goal_tasks_says_the_goal_variants_were_not_loaded(tmp_path):
+    task = {"task_id": "nvd_001", "domain": "NVD", "oracle_answer": "id|n\nA|1", "output_format": "id|n"}
+    tasks = write_jsonl(tmp_path / "constraint.jsonl", [task])
+    runs = write_jsonl(tmp_path / "runs.jsonl", [{"system": "s", "task_id": "nvd_001-g", "answer": "id|n\nA|1"}])
+    with pytest.raises(SgrKitError, match=r"unknown task id 'nvd_001-g'.*its constraint variant nvd_001 is loaded "
+                                          r"but no goal-oriented \(-g\) task is"):
+        load_runs(runs, tasks=load_tasks(tasks))

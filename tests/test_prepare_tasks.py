@@ -366,3 +366,20 @@ def test_validate_verbose_shows_schema_sources_and_prose(original_dir):
     assert "      header_row: omit the header row; emit data rows only" in text
     assert "        common_start_year: emit the maximum of the six per-group start years" in text
     assert "tasks in detail:" not in validate(original_dir).text()
+
+
+def test_validate_warns_about_an_answer_in_which_no_table_can_be_read(tmp_path):
+    task = {"task_id": "nvd_001", "domain": "NVD", "oracle_answer": "id|n\nA|1", "output_format": "id|n"}
+    tasks = tmp_path / "t.jsonl"
+    tasks.write_text(json.dumps(task) + "\n" + json.dumps({**task, "task_id": "nvd_001-g"}) + "\n")
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(json.dumps({"system": "s", "task_id": "nvd_001", "answer": "I looked but could not find it."})
+                    + "\n" + json.dumps({"system": "s", "task_id": "nvd_001-g", "answer": "id|n\nA|1"}) + "\n")
+    report = validate(tasks, runs=runs)
+    found = report.frame()
+    unreadable = found[found["kind"] == "unreadable_answer"]
+    assert len(unreadable) == 1 and unreadable["task_id"].iloc[0] == "nvd_001"
+    assert unreadable["severity"].iloc[0] == "warning"
+    assert "it will be scored 'parse_failure'" in unreadable["message"].iloc[0]
+    assert "runs.jsonl:1" in unreadable["message"].iloc[0]
+    assert "[unreadable_answer]" in report.text()

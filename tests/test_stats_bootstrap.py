@@ -119,7 +119,15 @@ def test_group_with_one_problem_gets_nan_bounds_and_a_note(scores):
     means = bootstrap_means(one, metrics="item_f1", n_boot=200, by="bin")
     lonely = means[means["bin"] == "11+"]
     assert len(lonely) == 9 and lonely["ci_low"].isna().all() and lonely["value"].notna().all()
-    assert lonely["note"].str.contains("at least 2 are needed").all()
+    assert lonely["note"].str.contains("1 base problem\\(s\\): no interval drawn").all()
+
+
+@pytest.mark.parametrize(("n", "drawn"), [(2, False), (5, False), (6, True), (12, True)])
+def test_an_interval_is_drawn_from_six_base_problems_at_95_percent(n, drawn):
+    rng = np.random.default_rng(n)
+    row = bootstrap_means(paired_table(rng.random(n), rng.random(n)), metrics="item_f1", n_boot=200).iloc[2]
+    assert np.isfinite(row["ci_low"]) == drawn and np.isfinite(row["value"])
+    assert ("no interval drawn" in row["note"]) != drawn
 
 
 def test_all_zero_scores_give_a_point_interval_with_a_note():

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from sgr_kit.errors import SgrKitError
-from sgr_kit.stats import PAIRED_COLUMNS, paired_tests, wilcoxon_test
+from sgr_kit.stats import PAIRED_COLUMNS, paired_tests, smallest_p, wilcoxon_test
 from sgr_kit.stats.simulate import SimulationDesign, simulate_scores
 
 statsmodels_multitest = pytest.importorskip("statsmodels.stats.multitest")
@@ -147,8 +147,33 @@ def test_monte_carlo_signflip_beyond_30_differences():
 
 
 def test_constraint_higher_gives_a_positive_difference():
-    row = paired_tests(paired_table([0.9, 0.8, 0.7, 0.9], [0.1, 0.2, 0.3, 0.4]), n_boot=200, n_perm=200).iloc[0]
+    row = paired_tests(paired_table([0.9, 0.8, 0.7, 0.9, 0.6, 0.8], [0.1, 0.2, 0.3, 0.4, 0.5, 0.2]),
+                       n_boot=200, n_perm=200).iloc[0]
     assert row["diff"] > 0 and row["rank_biserial"] == 1.0 and row["t"] > 0 and row["ci_low"] > 0
+
+
+def test_below_six_pairs_no_interval_is_drawn_and_the_smallest_p_is_stated():
+    # Two pairs, both differences 0.75: the bootstrap interval would be the point [75, 75] and
+    # exclude 0, while the exact sign-flip and Wilcoxon tests cannot go below 2 / 2^2 = 0.5.
+    row = paired_tests(paired_table([1.0, 1.0], [0.25, 0.25]), n_boot=200, n_perm=200).iloc[0]
+    assert row["diff"] == 75.0 and np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])
+    assert "2 base problem(s): no interval drawn" in row["note"] and "from 6 problems on" in row["note"]
+    assert row["p_min"] == 0.5 and "smallest attainable p" in row["note"]
+    # scipy's exact tests reach exactly that bound when every difference has one sign
+    assert row["p_signflip"] == pytest.approx(0.5)
+    assert stats.wilcoxon([0.5, 0.25, 0.75], method="exact").pvalue == pytest.approx(smallest_p(3))
+    assert stats.wilcoxon([0.5, 0.25, 0.75, 0.1, 0.2, 0.3], method="exact").pvalue == pytest.approx(smallest_p(6))
+
+
+def test_a_system_with_fewer_than_two_pairs_gets_a_row_with_the_reason():
+    table = pd.concat([paired_table([0.9, 0.8, 0.7], [0.1, 0.2, 0.3], system="a"),
+                       paired_table([0.5], [0.1], system="b")], ignore_index=True)
+    result = paired_tests(table, n_boot=200, n_perm=200).set_index("system")
+    assert list(result.columns) == list(PAIRED_COLUMNS[1:])
+    assert result.loc["b", "n_pairs"] == 1 and result.loc["b", "diff"] == pytest.approx(40.0)
+    assert np.isnan(result.loc["b", "p_signflip"]) and np.isnan(result.loc["b", "p_t"])
+    assert "1 base problem with both variants scored on item_f1" in result.loc["b", "note"]
+    assert result.loc["a", "n_pairs"] == 3 and np.isfinite(result.loc["a", "p_signflip"])
 
 
 def test_all_differences_zero_is_undefined_not_p_one():
@@ -172,7 +197,7 @@ def test_unpaired_tasks_are_left_out_and_counted():
     assert row["n_pairs"] == 3 and row["n_tasks"] == 6
     assert "1 task(s) without a value for the other variant left out" in row["note"]
     zero = paired_tests(table, n_boot=200, n_perm=200).iloc[0]
-    assert zero["n_pairs"] == 4 and zero["note"] == ""
+    assert zero["n_pairs"] == 4 and "left out" not in zero["note"]
 
 
 def test_wilcoxon_uses_the_normal_approximation_with_ties():
@@ -193,8 +218,6 @@ def test_same_seed_same_table(scores):
     [
         (paired_table([0.5, 0.4], [0.1, 0.2]).drop(columns="base_id"), {}, "lacks column.*base_id"),
         (paired_table([0.5, 0.4], [0.1, 0.2]).drop(columns="variant"), {}, "lacks column.*variant"),
-        (paired_table([0.5, 0.4], [0.1, 0.2]).query("variant == 'constraint'"), {}, "system 's' has no pair"),
-        (paired_table([0.5], [0.1]), {}, "system 's' has 1 pair .*at least 2 base problems"),
         (paired_table([0.5, 0.4], [0.1, 0.2]), {"n_boot": 50}, "n_boot must be an integer of at least 100"),
         (paired_table([0.5, 0.4], [0.1, 0.2]), {"n_perm": 10}, "n_perm must be an integer of at least 100"),
         (paired_table([0.5, 0.4], [0.1, 0.2]), {"alpha": 1.5}, "alpha must be a number strictly between 0 and 1"),

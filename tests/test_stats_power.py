@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from sgr_kit.errors import SgrKitError
-from sgr_kit.stats import POWER_COLUMNS, detectable_difference, power, problems_needed, t_power
+from sgr_kit.stats import POWER_COLUMNS, describe_power, detectable_difference, power, problems_needed, t_power
 from sgr_kit.stats.simulate import SimulationDesign, simulate_scores
 
 sm_power = pytest.importorskip("statsmodels.stats.power")
@@ -103,3 +103,15 @@ def test_a_design_that_already_has_the_power_needs_one_repeat():
     out = power(sd=20.0, sd_within=25.0, n_problems=50, diffs=10.0).iloc[0]
     assert out["power_at_n"] > 0.8 and out["n_repeats_needed"] == 1
     assert "all of it taken as run-to-run noise" in out["note"]
+
+
+def test_a_detectable_difference_beyond_the_scale_is_not_reachable():
+    # Two problems and an SD of 75 points: the t-test with 1 degree of freedom would need a
+    # difference of several hundred points (statsmodels agrees), more than the 0-100 scale allows.
+    statsmodels_power = pytest.importorskip("statsmodels.stats.power")
+    dz = statsmodels_power.TTestPower().solve_power(effect_size=None, nobs=2, alpha=0.05, power=0.8)
+    assert dz * 75.0 > 100
+    row = power(sd=75.0, n_problems=2, diffs=5.0).iloc[0]
+    assert np.isnan(row["mde"]) and "mde not reachable" in row["note"] and "2 base problems" in row["note"]
+    assert "not reachable" in describe_power(row)
+    assert power(sd=20.0, n_problems=50, diffs=5.0).iloc[0]["mde"] < 100

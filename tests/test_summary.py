@@ -63,3 +63,16 @@ def test_a_scorer_error_is_counted_in_the_status_line():
     scores = _scores()
     scores.loc[1, "status"] = "scorer_error"
     assert "scorer_error 1" in format_summary(scores)
+
+
+def test_fewer_tasks_than_the_paper_is_flagged_and_the_header_promises_what_is_printed():
+    few = _scores(system="GPT-5.5")
+    text = format_summary(few)
+    n = few["task_id"].nunique()
+    assert n < 100 and "! scored on fewer tasks than the paper (50 per variant, 100 overall)" in text
+    overall = next(line for line in text.splitlines() if line.startswith("GPT-5.5") and " overall " in line)
+    assert f" {n}! " in overall
+    assert "in parentheses: the paper's Table 2" in text and "brackets" not in text
+    paired = few.assign(base_id=few["task_id"].str.removesuffix("-g"))
+    assert "[in brackets: the 95% bootstrap interval" in format_summary(paired, ci=True, n_boot=200)
+    assert "!" not in format_summary(_scores(system="not in the paper"))

@@ -249,8 +249,10 @@ def paper_ranking(scores: pd.DataFrame, *, failure_policy: str = "zero") -> pd.D
         eleven systems (``source`` ``paper``: published Overall Item-F1, ``rank``
         among them) and every system of ``scores`` (``source`` ``computed``;
         ``rank`` = 1 + the number of the paper's systems with a higher published
-        Overall Item-F1, a paper-named system not counting itself; missing when no
-        task is left), sorted by
+        Overall Item-F1, a paper-named system not counting itself, + the number of the
+        other computed systems with a higher computed value: two computed systems share
+        a rank only when their values are equal, and the next rank is skipped, as in
+        competition ranking; missing when no task is left), sorted by
         ``item_f1`` (descending). ``n_tasks`` is the number of tasks scored (100 for
         the paper's rows); ``complete`` is False for a system scored on fewer than
         the paper's 100 tasks.
@@ -278,11 +280,13 @@ def paper_ranking(scores: pd.DataFrame, *, failure_policy: str = "zero") -> pd.D
     means = means[(means["variant"] == "overall") & (means["metric"] == "item_f1")].set_index("system")
     coverage = _coverage(scores)
     synthetic = is_synthetic(scores)
+    computed = means["value"].astype(float)
     for system in system_order(means.index):
         value = float(means.loc[system, "value"])
         others = published.drop(system, errors="ignore")
+        rivals = computed.drop(system)
         scored = coverage.get((system, "overall"), 0)
-        rank = int((others > value).sum()) + 1 if not np.isnan(value) else pd.NA
+        rank = int((others > value).sum() + (rivals > value).sum()) + 1 if not np.isnan(value) else pd.NA
         rows.append((system, "computed", value, rank, scored, scored >= PAPER_TASKS, synthetic))
     out = pd.DataFrame(rows, columns=list(RANKING_COLUMNS))
     out = out.sort_values(["item_f1", "source"], ascending=[False, True], kind="stable").reset_index(drop=True)

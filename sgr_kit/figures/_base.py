@@ -13,7 +13,7 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ..errors import SgrKitError
+from ..errors import InsufficientDataError, SgrKitError
 from ..schema import ALL_SYSTEMS
 from .theme import COLUMN_WIDTH, drawn_from_synthetic, mark_synthetic, note_synthetic, short_system
 
@@ -36,7 +36,11 @@ def require(table: object, columns: Sequence[str], *, name: str, source: str) ->
 def nonempty(table: pd.DataFrame, *, name: str, what: str) -> pd.DataFrame:
     """Raise when nothing is left to draw after selecting ``what``."""
     if table.empty:
-        raise SgrKitError(f"{name}: no rows to draw for {what}")
+        raise InsufficientDataError(f"{name}: no rows to draw for {what}")
+    for column in ("value", "points", "diff"):
+        if column in table.columns and table[column].isna().all():
+            raise InsufficientDataError(f"{name}: no {column} to draw for {what}: every one is undefined (no answer "
+                                        f"with a score, e.g. every answer failed and failed answers are excluded)")
     return table
 
 

@@ -19,15 +19,53 @@ from matplotlib.figure import Figure
 from matplotlib.transforms import blended_transform_factory
 
 from ._base import ALL_SYSTEMS, axes, figure, finish, heatmap, nonempty, require, scale, system_label, text_size
+from ..schema import METRIC_LABELS
 from .theme import COLUMN_WIDTH, DIFF_CMAP, OKABE_ITO, short_system
 
-__all__ = ["plot_forest", "plot_system_matrix", "figure_forest", "figure_system_matrix"]
+__all__ = ["plot_forest", "plot_system_matrix", "figure_forest", "figure_system_matrix", "matrix_limit"]
+
+#: The system matrix's colour scale reaches at least this many points either side of 0, so a
+#: difference of a point or two stays pale instead of saturating the colour.
+MATRIX_MIN_LIMIT = 10.0
+
+
+def matrix_limit(differences) -> float:
+    """The symmetric colour limit of the system matrix: the largest |difference| rounded up to 10, at least 10.
+
+    Examples
+    --------
+    >>> matrix_limit([1.4, -1.4]), matrix_limit([23.0, -7.5]), matrix_limit([float("nan")])
+    (10.0, 30.0, 10.0)
+    """
+    values = np.abs(np.asarray(differences, dtype=float))
+    largest = float(np.nanmax(values)) if np.isfinite(values).any() else 0.0
+    return max(MATRIX_MIN_LIMIT, float(np.ceil(largest / 10.0) * 10.0))
 
 
 def _p_text(p: float) -> str:
     if not np.isfinite(p):
         return ""
     return "p<0.001" if p < 0.001 else f"p={p:.3f}"
+
+
+def _row_text(row: pd.Series, p: float, alpha: float, has_interval: bool) -> str:
+    """The text at the right of a forest-plot row: its p, and why a value is missing or bounded.
+
+    Examples
+    --------
+    >>> _row_text(pd.Series({"diff": 75.0, "n_pairs": 2, "p_min": 0.5}), 1.0, 0.05, False)
+    'p=1.000 (p≥0.5 with 2 pairs); no interval, n=2'
+    """
+    n = int(row["n_pairs"]) if "n_pairs" in row.index and np.isfinite(row["n_pairs"]) else None
+    if not np.isfinite(row["diff"]):
+        return "no pairs"
+    text = _p_text(p) if np.isfinite(p) else "no test"
+    p_min = float(row["p_min"]) if "p_min" in row.index else np.nan
+    if np.isfinite(p_min) and p_min > alpha:
+        text += f" (p≥{p_min:.3g} with {n} pairs)" if n is not None else f" (p≥{p_min:.3g})"
+    if not has_interval:
+        text += f"; no interval, n={n}" if n is not None else "; no interval"
+    return text
 
 
 def plot_forest(
@@ -54,7 +92,9 @@ def plot_forest(
     ax : Axes, optional
     synthetic : bool, optional
     annotate : bool, default True
-        Write each row's p-value (Holm-adjusted; the pooled row's unadjusted) at the right.
+        Write each row's p-value (Holm-adjusted; the pooled row's unadjusted) at the right,
+        with the smallest attainable p when it exceeds ``alpha`` (``p_min``, few pairs) and
+        "no interval" where the table has none (too few problems).
 
     Returns
     -------
@@ -91,13 +131,16 @@ def plot_forest(
             p = float(row["p_signflip"])
         significant = bool(np.isfinite(p) and p < alpha)
         ink = "black" if pooled else color
-        ax.plot([row["ci_low"], row["ci_high"]], [yi, yi], color=ink, lw=1.0, zorder=2)
+        has_interval = bool(np.isfinite(row["ci_low"]) and np.isfinite(row["ci_high"]))
+        if has_interval:
+            ax.plot([row["ci_low"], row["ci_high"]], [yi, yi], color=ink, lw=1.0, zorder=2)
         size = plt.rcParams["lines.markersize"] * (1.3 if pooled else 1)
-        ax.plot(row["diff"], yi, marker="D" if pooled else "o", ms=size,
-                color=ink, mfc=ink if significant else "white", mew=0.9, zorder=3)  # fmt: skip
+        if np.isfinite(row["diff"]):
+            ax.plot(row["diff"], yi, marker="D" if pooled else "o", ms=size,
+                    color=ink, mfc=ink if significant else "white", mew=0.9, zorder=3)  # fmt: skip
         if annotate:
             trans = blended_transform_factory(ax.transAxes, ax.transData)
-            ax.text(1.02, yi, _p_text(p), transform=trans, va="center", ha="left",
+            ax.text(1.02, yi, _row_text(row, p, alpha, has_interval), transform=trans, va="center", ha="left",
                     fontsize=text_size(0.9))  # fmt: skip
     if ALL_SYSTEMS in rows.index and systems:
         ax.axhline(len(systems) - 0.3, color="0.8", lw=0.6)
@@ -133,7 +176,7 @@ def plot_system_matrix(
     metric, variant : str, default "item_f1", "overall"
         The rows drawn when the table has ``metric`` / ``variant`` columns.
     alpha : float, default 0.05
-        Cells with ``p_holm < alpha`` carry an asterisk.
+        Cells with ``p_holm < alpha`` carry an asterisk (explained under the matrix).
     ax : Axes, optional
     synthetic : bool, optional
     annotate : bool, default True
@@ -143,6 +186,8 @@ def plot_system_matrix(
     Returns
     -------
     Axes
+        Titled with the metric and variant; the colour scale is symmetric around 0 and
+        reaches :func:`matrix_limit` (at least 10 points), so a 1.4-point gap stays pale.
 
     Examples
     --------
@@ -151,6 +196,10 @@ def plot_system_matrix(
     >>> ax = plot_system_matrix(t)
     >>> sorted(t.get_text() for t in ax.texts)
     ['+5*', '-5*']
+    >>> print(ax.get_title())
+    Item-F1 (overall)
+    * Holm-adjusted p < 0.05
+
     >>> plt.close("all")
     """
     name = "plot_system_matrix"
@@ -165,13 +214,16 @@ def plot_system_matrix(
     systems = list(pd.unique(pd.concat([table["system_a"], table["system_b"]])))
     diff = both.pivot(index="system_a", columns="system_b", values="diff").reindex(index=systems, columns=systems)
     p = both.pivot(index="system_a", columns="system_b", values="p_holm").reindex(index=systems, columns=systems)
-    limit = float(np.nanmax(np.abs(diff.to_numpy()))) if np.isfinite(diff.to_numpy()).any() else 1.0
+    limit = matrix_limit(diff.to_numpy())
     size = max(COLUMN_WIDTH, 0.3 * len(systems) + 1.2)
     ax = axes(ax, size, size * 0.85)
     labels = diff.map(lambda v: "" if not np.isfinite(v) else ("0" if round(v) == 0 else f"{round(v):+d}"))
     stars = p.map(lambda v: "*" if np.isfinite(v) and v < alpha else "")
+    label = METRIC_LABELS.get(metric, metric)
     heatmap(ax, diff, cmap=DIFF_CMAP, vmin=-limit, vmax=limit, labels=(labels + stars).to_numpy() if annotate else None,
-            cbar=cbar, cbar_label="row − column (percent points)")  # fmt: skip
+            cbar=cbar, cbar_label=f"{label}, row − column (points)")  # fmt: skip
+    title = f"{label} ({variant})" + (f"\n* Holm-adjusted p < {alpha:g}" if annotate else "")
+    ax.set_title(title, fontsize=text_size(0.85))
     ax.set_aspect("equal")
     ax.set_xticklabels([short_system(s) for s in systems], rotation=45, ha="right", rotation_mode="anchor")
     ax.set_yticklabels([short_system(s) for s in systems], rotation=0)

@@ -103,6 +103,29 @@ def _language(value: Any, *, loc: str) -> str | None:
     return value.strip().lower()
 
 
+def _variant_hint(task_id: str, known) -> str:
+    """Why a goal (``-g``) or constraint id is unknown when its partner variant is loaded: that variant's file is not.
+
+    Examples
+    --------
+    >>> _variant_hint("nvd_001-g", {"nvd_001", "nvd_002"})
+    '; its constraint variant nvd_001 is loaded but no goal-oriented (-g) task is: were the goal tasks (goal.jsonl) given?'
+    >>> _variant_hint("nvd_001", {"nvd_001-g"})
+    '; its goal variant nvd_001-g is loaded but no constraint-guided task is: were the constraint tasks (constraint.jsonl) given?'
+    """
+    goal = task_id.endswith("-g")
+    partner = task_id[:-2] if goal else f"{task_id}-g"
+    if partner not in known:
+        return ""
+    if goal and not any(str(k).endswith("-g") for k in known):
+        return (f"; its constraint variant {partner} is loaded but no goal-oriented (-g) task is: were the goal "
+                f"tasks (goal.jsonl) given?")
+    if not goal and all(str(k).endswith("-g") for k in known):
+        return (f"; its goal variant {partner} is loaded but no constraint-guided task is: were the constraint "
+                f"tasks (constraint.jsonl) given?")
+    return f"; its other variant {partner} is loaded"
+
+
 def _repeat(value: Any, *, loc: str) -> int:
     if value is None or (isinstance(value, str) and not value.strip()):
         return 0
@@ -199,7 +222,7 @@ class _Collector:
             raise SgrKitError(f"{loc}: task_id is empty")
         if self.known is not None and task_id not in self.known:
             close = closest(task_id, self.known)
-            hint = f"; closest known ids: {', '.join(close)}" if close else ""
+            hint = _variant_hint(task_id, self.known) or (f"; closest known ids: {', '.join(close)}" if close else "")
             message = f"{loc}: unknown task id {task_id!r} (not among the {len(self.known)} loaded tasks){hint}"
             if self.findings is None:
                 raise SgrKitError(message)

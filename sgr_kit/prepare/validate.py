@@ -21,7 +21,7 @@ from ..errors import SgrKitError
 from ..load.release import Finding, as_source_list
 from ..load.runs import read_runs
 from ..schema import PROFILES
-from ..score import prepare_task
+from ..score import prepare_task, score_answer
 from ..taxonomy import BINS
 from ..types import Task
 from .release import RENUMBERED_NOTE, release_check
@@ -230,10 +230,42 @@ def validate(
         run_sources = tuple(str(s) for s in as_source_list(runs))
         run_set, more = read_runs(runs, tasks=taskset, language=language)
         findings += more
+        findings += _unreadable_answers(run_set, {k: t for k, t in taskset.items() if k not in failed})
         if any(f.kind == "unknown_task" for f in more) and not any(f.message == RENUMBERED_NOTE for f in findings):
             findings.append(Finding("info", "", "release", RENUMBERED_NOTE))  # unknown ids may be renumbered ones
     return ValidationReport(tuple(findings), taskset, tuple(str(s) for s in sources), run_set, run_sources,
                             tuple(release))
+
+
+def _unreadable_answers(answers, tasks: Mapping[str, Task]) -> list[Finding]:
+    """A warning for each answer in which no table can be read (it will be scored ``parse_failure``).
+
+    The answer is parsed as ``sgr-kit score`` would (the ``paper`` profile, the default);
+    its metrics are not reported. A prose answer such as "I could not find it" is
+    readable input but holds no table: it scores nothing, so it is worth a warning.
+    """
+    found = []
+    prepared: dict[str, Any] = {}
+    for answer in answers:
+        task = tasks.get(answer.task_id)
+        if task is None or not answer.text.strip():
+            continue
+        if answer.task_id not in prepared:
+            try:
+                prepared[answer.task_id] = prepare_task(task, profile="paper")
+            except SgrKitError:
+                prepared[answer.task_id] = None
+        if prepared[answer.task_id] is None:
+            continue
+        result = score_answer(prepared[answer.task_id], answer.text, profile="paper")
+        if result.status == "parse_failure":
+            found.append(Finding(
+                "warning", answer.task_id, "unreadable_answer",
+                f"{answer.source}: no table can be read in the answer of system {answer.system!r} to task "
+                f"{answer.task_id} (repeat {answer.repeat}): {result.reason}; it will be scored 'parse_failure' "
+                f"(no metrics; 0 under the default failure policy)",
+            ))  # fmt: skip
+    return found
 
 
 def _scoring_findings(tasks: Mapping[str, Task]) -> list[Finding]:

@@ -7,29 +7,36 @@ A notebook's second cell is one call::
                        figure_format=figure_format, output_dir=output_dir)
 
 and then shows its results with ``nb.table(frame, "name")`` and ``nb.figure(fig, "name")``,
-which display them and, when the report build gave an ``output_dir``, also save every table
-as CSV and LaTeX (booktabs) and every figure as PNG and SVG. Simulated data is labelled
-wherever it is shown (:meth:`Notebook.banner`).
+which display them (once: they return None, so a cell's last value shows nothing again)
+and, when the report build gave an ``output_dir``, also save every table as CSV and LaTeX
+(booktabs) and every figure as PNG and SVG. Simulated data is labelled wherever it is
+shown (:meth:`Notebook.banner`).
+
+A part of a page that cannot be computed for this input runs inside ``with
+nb.section("title"):``: an :class:`~sgr_kit.errors.InsufficientDataError` raised there (one
+system for a comparison of systems, too few pairs) becomes a sentence on the page saying
+why, and the rest of the page builds. Any other error still fails the notebook.
 """
 
 from __future__ import annotations
 
 import html
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import pandas as pd
 
-from ..errors import SgrKitError
+from ..errors import InsufficientDataError, SgrKitError
 from ..output import write_table, write_text
 from ..pipeline import Inputs, load_inputs
 from ..schema import SYNTHETIC_NOTE, check_choice
 from ..text import NAME_WIDTH, name_html, visible
 from .parameters import FIGURE_FORMATS
 
-__all__ = ["FIGURE_FORMATS", "Notebook", "open_notebook", "latex_table", "styled"]
+__all__ = ["FIGURE_FORMATS", "Notebook", "open_notebook", "latex_table", "display_table", "with_intervals"]
 
 #: Columns holding names from data (shown cut to :data:`~sgr_kit.text.NAME_WIDTH`; other text to 200 characters).
 NAME_COLUMNS = ("system", "system_a", "system_b", "task_id", "base_id")
@@ -43,21 +50,6 @@ def _html_cell(width: int):
     def show(value: Any) -> str:
         return name_html(value, width=width) if isinstance(value, str) else html.escape(str(value))
     return show
-
-
-def styled(frame: pd.DataFrame, *, precision: int = 2):
-    """``frame`` as a Styler for a page: numbers rounded, every text escaped, controls visible, names cut.
-
-    A system name, a task id or an answer's text is shown as text (never as markup), with
-    invisible direction and control characters as markers (``⟨RLO⟩``) and cut with an ellipsis
-    (:func:`sgr_kit.text.name_html`), so no name can reverse or grow a page.
-    """
-    styler = frame.style.format(precision=precision, na_rep="", escape="html").hide(axis="index")
-    text = [c for c in frame.columns if _is_text(frame[c])]
-    for column in text:
-        width = NAME_WIDTH if (column[0] if isinstance(column, tuple) else column) in NAME_COLUMNS else 200
-        styler = styler.format(_html_cell(width), subset=[column], na_rep="")
-    return styler.format_index(lambda h: name_html(h) if isinstance(h, str) else html.escape(str(h)), axis=1)
 
 
 def latex_table(frame: pd.DataFrame, *, caption: str = "", precision: int = 2) -> str:
@@ -83,23 +75,131 @@ def latex_table(frame: pd.DataFrame, *, caption: str = "", precision: int = 2) -
     return text
 
 
+#: Columns shown as text that may wrap (long notes), not as numbers.
+_TEXT_COLUMNS = ("note", "reason", "claim", "location", "written", "raw", "reference")
+
+
+def _is_p(name: object) -> bool:
+    name = name[-1] if isinstance(name, tuple) else name
+    return isinstance(name, str) and (name == "p" or name.startswith("p_") and name != "p_min_alpha")
+
+
+def _is_count(name: object, series: pd.Series) -> bool:
+    name = name[-1] if isinstance(name, tuple) else name
+    if pd.api.types.is_integer_dtype(series):
+        return True
+    return isinstance(name, str) and (name.startswith("n_") or name in ("wins", "ties", "losses", "tasks"))
+
+
+def _p_text(p: float) -> str:
+    return "" if pd.isna(p) else ("&lt;0.001" if p < 0.001 else f"{p:.3f}")  # HTML: the Styler shows it as is
+
+
+def _count_text(x: float) -> str:
+    return "" if pd.isna(x) else f"{x:,.0f}"
+
+
+def display_table(frame: pd.DataFrame, *, precision: int = 2) -> Any:
+    """``frame`` styled for reading: no index, scores to ``precision`` decimals, p-values to 3, counts whole.
+
+    Text is HTML-escaped (an answer's text never becomes markup); the ``note`` column may
+    wrap. Returns a pandas ``Styler`` (display it; it is not a computation).
+
+    Examples
+    --------
+    >>> html = display_table(pd.DataFrame({"system": ["<b>"], "item_f1": [47.391], "p_holm": [0.00012],
+    ...                                    "n_pairs": [50]})).to_html()
+    >>> "47.39" in html and "&lt;b&gt;" in html and "&lt;0.001" in html and ">50<" in html
+    True
+    """
+    frame = frame.reset_index(drop=True)  # the index is hidden; a repeated one (a concatenation) cannot be styled
+    formats = {}
+    for column in frame.columns:
+        series = frame[column]
+        if _is_p(column) and pd.api.types.is_numeric_dtype(series):
+            formats[column] = _p_text
+        elif _is_count(column, series) and pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+            formats[column] = _count_text
+    styler = frame.style.format(precision=precision, na_rep="", escape="html").hide(axis="index")
+    if formats:
+        styler = styler.format(formats, subset=list(formats), na_rep="")
+    # names and answer text from data: escaped, controls made visible, cut with an ellipsis
+    # (sgr_kit.text.name_html), so no name can reverse or grow a page
+    for column in [c for c in frame.columns if _is_text(frame[c])]:
+        width = NAME_WIDTH if (column[0] if isinstance(column, tuple) else column) in NAME_COLUMNS else 200
+        styler = styler.format(_html_cell(width), subset=[column], na_rep="")
+    styler = styler.format_index(lambda h: name_html(h) if isinstance(h, str) else html.escape(str(h)), axis=1)
+    text = [c for c in frame.columns if (c[-1] if isinstance(c, tuple) else c) in _TEXT_COLUMNS]
+    if text:
+        styler = styler.set_properties(subset=text, **{"white-space": "normal", "text-align": "left"})
+    return styler
+
+
+def with_intervals(frame: pd.DataFrame, metrics: Sequence[str], *, digits: int = 2) -> pd.DataFrame:
+    """For display: each ``<metric>, <metric>_ci_low, <metric>_ci_high`` as one text column ``<metric> [CI]``.
+
+    A value without an interval shows the value alone. Three columns become one, so a
+    table of several metrics fits the page; the saved table keeps the numbers.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"system": ["a", "b"], "item_f1": [47.391, 12.0], "item_f1_ci_low": [40.0, None],
+    ...                   "item_f1_ci_high": [55.25, None]})
+    >>> with_intervals(t, ["item_f1"]).to_dict("records")
+    [{'system': 'a', 'item_f1 [CI]': '47.39 [40.0, 55.2]'}, {'system': 'b', 'item_f1 [CI]': '12.00'}]
+    """
+    out = frame.copy()
+    for metric in metrics:
+        low, high = out.pop(f"{metric}_ci_low"), out.pop(f"{metric}_ci_high")
+        text = [("" if pd.isna(v) else f"{v:.{digits}f}") + ("" if pd.isna(lo) or pd.isna(v) else f" [{lo:.1f}, {hi:.1f}]")
+                for v, lo, hi in zip(out[metric], low, high)]
+        out[metric] = text
+        out = out.rename(columns={metric: f"{metric} [CI]"})
+    return out
+
+
 @dataclass
 class Notebook:
     """The inputs of one notebook run and where its results go (see :func:`open_notebook`)."""
 
     inputs: Inputs
     scores: pd.DataFrame
-    cells: pd.DataFrame | None
+    _cells: pd.DataFrame | None
     audit: pd.DataFrame | None
     systems: list[str] | None
     formats: tuple[str, ...]
     output_dir: Path | None
     saved: list[Path] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    _load_cells: Callable[[], pd.DataFrame] | None = None
+
+    @property
+    def cells(self) -> pd.DataFrame | None:
+        """The per-cell records (of the selected systems), read from the cells file when first used.
+
+        Only the where-the-points-went page needs them; the other pages never pay for reading
+        the (large) cells file.
+        """
+        if self._load_cells is not None:
+            cells = self._load_cells()
+            if self.systems is not None:
+                cells = cells[cells["system"].isin(self.systems)].reset_index(drop=True)
+            self._cells, self._load_cells = cells, None
+        return self._cells
 
     @property
     def synthetic(self) -> bool:
         """True when the data is simulated (the demo): every result must say so."""
         return self.inputs.synthetic
+
+    @property
+    def pooled_label(self) -> str:
+        """What the pooled rows (``all systems``) average over, in words, for captions."""
+        n = self.scores["system"].nunique()
+        total = self.inputs.scores["system"].nunique()
+        if n < total:
+            return f"the {n} selected systems (of {total} in the scores table)"
+        return f"all {n} systems"
 
     def banner(self) -> None:
         """Display the synthetic-data label (nothing for real data)."""
@@ -108,12 +208,62 @@ class Notebook:
 
             display(Markdown(f"> **{SYNTHETIC_NOTE}**"))
 
-    def table(self, frame: pd.DataFrame, name: str, *, caption: str = "", precision: int = 2,
-              show: bool = True) -> pd.DataFrame:
-        """Display ``frame`` and, with an ``output_dir``, save it as ``tables/<name>.csv`` and ``.tex``.
+    def say(self, text: str) -> None:
+        """Display one sentence of Markdown on the page."""
+        from IPython.display import Markdown, display
 
-        The saved CSV keeps full precision; the LaTeX copy is rounded to ``precision``
-        decimals for print. Returns ``frame``.
+        display(Markdown(text))
+
+    @contextmanager
+    def section(self, title: str) -> Iterator[None]:
+        """Run one part of a page; if its input is too small for it, say why on the page and go on.
+
+        Only :class:`~sgr_kit.errors.InsufficientDataError` is caught (valid input that
+        holds too little for this analysis); its message becomes the page's sentence and is
+        recorded in :attr:`skipped`; a figure the section had begun is closed, so it is not shown
+        half-drawn. Every other error propagates (the notebook fails).
+
+        Examples
+        --------
+        >>> nb = Notebook(None, pd.DataFrame(), None, None, None, ("png",), None)
+        >>> with nb.section("System versus system"):
+        ...     raise InsufficientDataError("the scores table holds 1 system")
+        <IPython.core.display.Markdown object>
+        >>> nb.skipped
+        [('System versus system', 'the scores table holds 1 system')]
+        """
+        import matplotlib.pyplot as plt
+
+        before = set(plt.get_fignums())
+        try:
+            yield
+        except InsufficientDataError as exc:
+            for number in set(plt.get_fignums()) - before:  # a figure begun before the error: never shown
+                plt.close(number)
+            self.skipped.append((title, str(exc)))
+            self.say(f"> **{title}: not shown for this input.** {exc}.")
+
+    def table(self, frame: pd.DataFrame, name: str, *, caption: str = "", precision: int = 2,
+              show: bool | Sequence[str] = True, empty: str = "") -> None:
+        """Display ``frame`` once and, with an ``output_dir``, save it as ``tables/<name>.csv`` and ``.tex``.
+
+        The saved CSV keeps full precision and every column; the LaTeX copy is rounded to
+        ``precision`` decimals for print. On the page the table has no index column, scores
+        to ``precision`` decimals, p-values to 3 and whole counts (:func:`display_table`).
+
+        Parameters
+        ----------
+        show : bool, list of str or DataFrame, default True
+            False: save only. A list of columns: show only those (the saved files keep all),
+            so a wide table reads without scrolling. A DataFrame: show it instead (a
+            display form of ``frame``, e.g. :func:`with_intervals`).
+        empty : str, optional
+            The sentence shown instead of an empty table, saying why it is empty.
+
+        Returns
+        -------
+        None
+            Nothing, so that a cell ending in ``nb.table(...)`` shows the table once.
         """
         if self.output_dir is not None:
             folder = self.output_dir / "tables"
@@ -121,25 +271,47 @@ class Notebook:
             self.saved.append(write_table(frame, folder / f"{name}.csv", force=True))
             self.saved.append(write_text(latex_table(frame, caption=note, precision=precision),
                                          folder / f"{name}.tex", force=True))
-        if show:
-            from IPython.display import display
+        if isinstance(show, bool) and not show:
+            return None
+        if frame.empty:
+            self.say(f"*{caption or name}: no rows.* {empty}".rstrip())
+            return None
+        from IPython.display import display
 
-            # answer text in a table (a cell value, a column name) shows as text, never as markup
-            display(styled(frame, precision=precision))
-        return frame
+        if isinstance(show, pd.DataFrame):
+            shown = show
+        else:
+            shown = frame if show is True else frame[[c for c in show if c in frame.columns]]
+        if caption:
+            self.say(f"**{caption}**")
+        # escape="html": answer text in a table (a cell value, a column name) shows as text, never as markup
+        display(display_table(shown, precision=precision))
+        return None
 
-    def figure(self, fig: Any, name: str) -> Any:
-        """Display ``fig`` and, with an ``output_dir``, save it as ``figures/<name>.<format>``; close it."""
+    def figure(self, fig: Any, name: str) -> None:
+        """Display ``fig`` once and, with an ``output_dir``, save it as ``figures/<name>.<format>``; close it.
+
+        With a saved PNG, the page shows that file (the figure is drawn once for both).
+        Returns None, so that a cell ending in ``nb.figure(...)`` shows the figure once.
+        """
         import matplotlib.pyplot as plt
         from IPython.display import display
 
         from ..figures import save_figure
 
+        files = []
         if self.output_dir is not None:
-            self.saved += list(save_figure(fig, self.output_dir / "figures" / name, formats=self.formats))
-        display(fig)
+            files = list(save_figure(fig, self.output_dir / "figures" / name, formats=self.formats))
+            self.saved += files
+        png = [f for f in files if f.suffix == ".png"]
+        if png:  # the saved PNG is shown: the figure is rendered once, and the page shows the file's pixels
+            from IPython.display import Image
+
+            display(Image(filename=str(png[0]), width=round(fig.get_figwidth() * 100)))
+        else:
+            display(fig)
         plt.close(fig)
-        return fig
+        return None
 
 
 def open_notebook(
@@ -175,6 +347,12 @@ def open_notebook(
     Notebook
     """
     formats = FIGURE_FORMATS[check_choice(figure_format, tuple(FIGURE_FORMATS), name="figure_format")]
+    load_cells = None
+    if scores_path is not None and cells_path is not None:  # read the cells file only if a page uses it
+        if not Path(cells_path).is_file():
+            raise SgrKitError(f"cells file {cells_path} does not exist; expected the --cells output of `sgr-kit score`")
+        load_cells = lambda scores=scores_path, cells=cells_path: load_inputs(scores=scores, cells=cells).cells  # noqa: E731
+        cells_path = None
     inputs = load_inputs(scores=scores_path, cells=cells_path, tasks=tasks_paths, runs=runs_path,
                          audit=audit_path, profile=profile)
     scores, cells, audit = inputs.scores, inputs.cells, inputs.audit
@@ -197,7 +375,7 @@ def open_notebook(
         if audit is not None:
             audit = audit[audit["system"].isin(systems)].reset_index(drop=True)
     out = Path(output_dir) if output_dir is not None else None
-    nb = Notebook(inputs, scores, cells, audit, systems, formats, out)
+    nb = Notebook(inputs, scores, cells, audit, systems, formats, out, _load_cells=load_cells)
     if banner:
         nb.banner()
     return nb

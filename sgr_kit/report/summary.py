@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..aggregate import by_language, system_means
 from .. import reference
-from ..schema import METRIC_LABELS, METRICS, STATUSES, SYNTHETIC_NOTE, is_synthetic
+from ..schema import METRIC_LABELS, METRICS, PAPER_TASKS, PAPER_TASKS_PER_VARIANT, STATUSES, SYNTHETIC_NOTE, is_synthetic
 from ..text import NAME_WIDTH, short_label
 
 __all__ = ["summary_table", "format_summary"]
@@ -75,8 +75,11 @@ def format_summary(
 ) -> str:
     """Render :func:`summary_table` as text, with the synthetic-data note when it applies.
 
-    With ``ci=True`` each mean is followed by its 95% bootstrap interval over base problems
-    (:func:`sgr_kit.stats.bootstrap_means`, ``n_boot`` resamples, ``seed``). The system
+    Beside each mean, in parentheses, the paper's value; with ``ci=True`` the mean is also
+    followed, in brackets, by its 95% bootstrap interval over base problems
+    (:func:`sgr_kit.stats.bootstrap_means`, ``n_boot`` resamples, ``seed``). A row of a
+    system the paper evaluated, scored on fewer tasks than the paper (50 per variant, 100
+    overall), is flagged ``!`` after its task count, with a line saying why. The system
     column is as wide as the longest system name, and a name is shown on one line with its
     control characters visible and cut to :data:`sgr_kit.text.NAME_WIDTH` characters. A table
     holding both languages shows each system once per language (:func:`sgr_kit.aggregate.by_language`).
@@ -98,17 +101,23 @@ def format_summary(
         f"{scores['system'].nunique()} systems, {scores['task_id'].nunique()} tasks; status: "
         + ", ".join(f"{k} {v}" for k, v in status.items())
     )
-    lines.append(f"Means in percent points; failure policy '{failure_policy}'; (the paper's Table 2, and Table 3 "
-                 f"for overall, in brackets)" + ("; [95% bootstrap interval over base problems]." if ci else "."))
+    lines.append(f"Means in percent points; failure policy '{failure_policy}'; (in parentheses: the paper's Table 2, "
+                 f"and Table 3 for overall)" + ("; [in brackets: the 95% bootstrap interval over base problems]."
+                                                if ci else "."))
     lines.append("")
     names = {s: short_label(s, width=NAME_WIDTH) for s in table["system"]}  # controls visible, cut with "…"
     name_width = max([24, *(len(n) + 2 for n in names.values())])
     cell_width = 34 if ci else 18
-    header = f"{'system':<{name_width}}{'variant':<12}{'tasks':>6}{'failed':>7}" + "".join(
+    header = f"{'system':<{name_width}}{'variant':<12}{'tasks':>6} {'failed':>6}" + "".join(
         f"{METRIC_LABELS[m]:>{cell_width}}" for m in METRICS
     )
     lines += [header, "-" * len(header)]
+    flagged = False
     for row in table.itertuples(index=False):
+        paper_tasks = PAPER_TASKS if row.variant == "overall" else PAPER_TASKS_PER_VARIANT
+        has_paper = any(pd.notna(getattr(row, f"paper_{m}")) for m in METRICS)
+        short = has_paper and row.n_tasks < paper_tasks
+        flagged = flagged or short
         cells = []
         for m in METRICS:
             value, ref = getattr(row, m), getattr(row, f"paper_{m}")
@@ -118,7 +127,11 @@ def format_summary(
                 low, high = intervals.loc[(row.system, row.variant, m)]
                 text += " [n/a]" if pd.isna(low) else f" [{low:.1f}, {high:.1f}]"
             cells.append(f"{text:>{cell_width}}")
-        lines.append(f"{names[row.system]:<{name_width}}{row.variant:<12}{row.n_tasks:>6}{row.n_failed:>7}" + "".join(cells))
+        tasks = f"{row.n_tasks}!" if short else f"{row.n_tasks} "
+        lines.append(f"{names[row.system]:<{name_width}}{row.variant:<12}{tasks:>7}{row.n_failed:>6}" + "".join(cells))
+    if flagged:
+        lines += ["", f"! scored on fewer tasks than the paper ({PAPER_TASKS_PER_VARIANT} per variant, {PAPER_TASKS} "
+                      f"overall): the mean beside the paper's number covers other tasks and is not comparable."]
     if is_synthetic(scores):
         lines += ["", SYNTHETIC_NOTE]
     return "\n".join(lines)

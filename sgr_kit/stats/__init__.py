@@ -31,12 +31,12 @@ from .multiple import benjamini_hochberg, holm
 from .paired import PAIRED_COLUMNS, paired_tests, wilcoxon_test
 from .power import POWER_COLUMNS, detectable_difference, power, problems_needed, t_power
 from .repeats import REPEAT_COLUMNS, repeat_stats
-from .signflip import signflip_exact
+from .signflip import min_problems, signflip_exact, smallest_p
 
 __all__ = [
     "bootstrap_means", "paired_tests", "system_matrix", "repeat_stats", "power",
     "describe_mean", "describe_paired", "describe_comparison", "describe_matrix", "describe_repeats",
     "describe_power", "format_p", "holm", "benjamini_hochberg", "signflip_exact", "wilcoxon_test", "t_power",
     "detectable_difference", "problems_needed", "mean_columns", "PAIRED_COLUMNS", "MATRIX_COLUMNS",
-    "REPEAT_COLUMNS", "POWER_COLUMNS", "agreement", "category_agreement", "confusion_matrix",
+    "REPEAT_COLUMNS", "POWER_COLUMNS", "agreement", "category_agreement", "confusion_matrix", "min_problems", "smallest_p",
 ]  # fmt: skip

@@ -28,6 +28,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
+from .signflip import min_problems
+
 __all__ = ["problem_weights", "ratio_bootstrap", "expanded_level", "intervals"]
 
 #: Whether intervals use the expanded level. Always True in use; the simulation sets it
@@ -107,8 +109,8 @@ def intervals(
 ):
     """Two-sided intervals for every column; returns ``low, high, notes`` (notes: one str per column).
 
-    Columns with fewer than 2 problems get NaN bounds; columns whose resamples all
-    agree get the estimate as both bounds, with a note.
+    Columns with fewer than :func:`min_problems` problems (6 at 95%) get NaN bounds and a
+    note; columns whose resamples all agree get the estimate as both bounds, with a note.
     """
     k = theta.shape[0]
     low, high = np.full(k, np.nan), np.full(k, np.nan)
@@ -141,15 +143,18 @@ def intervals(
     with np.errstate(invalid="ignore"):
         lo_val = _column_quantiles(ordered, finite, np.nan_to_num(q_lo))
         hi_val = _column_quantiles(ordered, finite, np.nan_to_num(q_hi))
-    ok = (n >= 2) & (finite >= 2) & np.isfinite(theta)
+    fewest = min_problems(level)
+    ok = (n >= fewest) & (finite >= 2) & np.isfinite(theta)
     low[ok], high[ok] = lo_val[ok], hi_val[ok]
     for j in range(k):
         if not np.isfinite(theta[j]):
             notes[j] = "no task with a value"
-        elif n[j] < 2:
-            notes[j] = f"{int(n[j])} base problem(s): no interval (at least 2 are needed)"
+        elif n[j] < fewest:
+            notes[j] = (f"{int(n[j])} base problem(s): no interval drawn (too few: {level:.0%} intervals from "
+                        f"{fewest} problems on)")
         elif finite[j] < boot.shape[0]:
             notes[j] = notes[j] or f"{boot.shape[0] - finite[j]} resample(s) without a value left out"
         if ok[j] and ordered[0, j] == ordered[finite[j] - 1, j]:
-            notes[j] = "every resample gives the same value: the interval is a single point"
+            notes[j] = (f"every one of the {int(n[j])} base problems has the same value: the interval is a single "
+                        f"point and says nothing about the spread")
     return low, high, notes

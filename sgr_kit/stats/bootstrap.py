@@ -103,7 +103,8 @@ def bootstrap_means(
         Descriptive columns of ``scores`` (e.g. ``"bin"`` or ``"family"``) to break the
         means down by. The resampling is then over the base problems of each group
         (stratified by group), so a group of few problems gets an honestly wide
-        interval; a group of fewer than 2 problems gets NaN bounds and a ``note``.
+        interval; a group of fewer problems than :func:`~sgr_kit.stats.min_problems`
+        (6 at 95%) gets NaN bounds and a ``note``.
     pooled : bool, default False
         Also give rows with ``system == "all systems"``: per base problem the
         systems' values are averaged first (each system's value on a problem is the
@@ -144,8 +145,9 @@ def bootstrap_means(
     >>> m = bootstrap_means(s, metrics="item_f1", n_boot=200)
     >>> m[["variant", "value", "n_tasks", "n_problems"]].to_dict("records")[2]
     {'variant': 'overall', 'value': 66.66..., 'n_tasks': 6, 'n_problems': 3}
-    >>> bool(m["ci_low"].le(m["value"]).all() and m["value"].le(m["ci_high"]).all())
-    True
+    >>> m["note"].iloc[2]  # three problems are too few for an interval
+    '3 base problem(s): no interval drawn (too few: 95% intervals from 6 problems on)'
+
     """
     check_scores(scores)
     metrics = check_metrics(metrics)

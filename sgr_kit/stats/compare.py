@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import SgrKitError
+from ..errors import InsufficientDataError
 from ..schema import METRICS, check_choice, check_failure_policy
 from ._resample import intervals, problem_weights, ratio_bootstrap
 from ._tables import (
@@ -13,14 +13,14 @@ from ._tables import (
     per_task, problem_arrays, system_differences, system_order,
 )  # fmt: skip
 from .multiple import holm
-from .signflip import signflip_pvalues
+from .signflip import min_p, signflip_pvalues
 
 __all__ = ["system_matrix", "MATRIX_COLUMNS"]
 
 #: Columns of :func:`system_matrix`, in order.
 MATRIX_COLUMNS: tuple[str, ...] = (
     "system_a", "system_b", "metric", "variant", "n_tasks", "n_problems", "diff", "ci_low", "ci_high", "p",
-    "signflip_method", "p_holm", "method", "ci", "note", "synthetic",
+    "signflip_method", "p_min", "p_holm", "method", "ci", "note", "synthetic",
 )  # fmt: skip
 
 
@@ -71,7 +71,8 @@ def system_matrix(
         :data:`MATRIX_COLUMNS`, one row per ordered pair (``system_a`` in input order,
         then ``system_b``): ``n_tasks`` and ``n_problems`` shared by the two systems,
         ``diff`` (a minus b, percent points), ``ci_low, ci_high``, ``p``,
-        ``signflip_method``, ``p_holm`` (Holm across the distinct comparisons, each
+        ``signflip_method``, ``p_min`` (the smallest p the test can reach with the pair's
+        nonzero differences, :func:`~sgr_kit.stats.signflip.min_p`), ``p_holm`` (Holm across the distinct comparisons, each
         unordered pair counted once: both orders carry the same p and ``p_holm``),
         ``method``, ``ci``, ``note``, ``synthetic``. Fewer than 2 shared problems,
         or all differences zero, give NaN with a ``note``.
@@ -79,8 +80,10 @@ def system_matrix(
     Raises
     ------
     SgrKitError
-        Fewer than two systems, no ``base_id``/``variant`` column, an unknown metric,
+        No ``base_id``/``variant`` column, an unknown metric,
         variant or method, ``n_boot``/``n_perm`` below 100, ``ci`` outside (0, 1).
+    InsufficientDataError
+        Fewer than two systems (a :class:`SgrKitError`).
 
     References
     ----------
@@ -110,7 +113,8 @@ def system_matrix(
     tasks = per_task(scores, failure_policy=failure_policy)
     systems = system_order(tasks)
     if len(systems) < 2:
-        raise SgrKitError(f"system_matrix compares systems; the scores table holds {len(systems)}: {systems}")
+        raise InsufficientDataError(f"system_matrix compares systems; the scores table holds {len(systems)}: "
+                                    f"{', '.join(systems)} (at least 2 are needed)")
     arrays = problem_arrays(tasks, metric, systems=systems)
     pairs, d, n_tasks = system_differences(arrays, variant)
     columns = d.T  # (problems, pairs)
@@ -119,12 +123,17 @@ def system_matrix(
     theta, boot, jack, n = ratio_bootstrap(np.where(present, columns, 0.0), present.astype(float), weights)
     low, high, notes = intervals(theta, boot, jack, n, level=level, method=method)
     p, flip_method = signflip_pvalues(columns, rng, n_perm=n_perm)
+    nonzero = (np.nan_to_num(columns) != 0).sum(axis=0)
+    p_min = np.array([min_p(int(nonzero[k]), flip_method[k], n_perm) for k in range(len(pairs))])
     for k in range(len(pairs)):
         if n[k] < 2:
-            p[k], flip_method[k] = np.nan, ""
+            p[k], flip_method[k], p_min[k] = np.nan, "", np.nan
             notes[k] = join_notes(notes[k], "fewer than 2 shared base problems: no test")
         elif np.isnan(p[k]):
-            notes[k] = join_notes(notes[k], "every difference is zero: the test is undefined")
+            notes[k] = join_notes(notes[k], f"every difference is zero (all {int(n[k])}): the test is undefined")
+        elif p_min[k] > 1 - level:
+            notes[k] = join_notes(notes[k], f"{int(nonzero[k])} nonzero difference(s): the smallest attainable p "
+                                            f"is {p_min[k]:.3g}, so the test cannot reach p < {1 - level:.2g}")
     p_holm = holm(p)
     index = {pair: k for k, pair in enumerate(pairs)}
     rows = []
@@ -135,7 +144,7 @@ def system_matrix(
             k, sign = (index[(a, b)], 1.0) if a < b else (index[(b, a)], -1.0)
             lo, hi = (low[k], high[k]) if sign > 0 else (-high[k], -low[k])
             rows.append((systems[a], systems[b], metric, variant, int(n_tasks[k]), int(n[k]), 100 * sign * theta[k],
-                         100 * lo, 100 * hi, p[k], flip_method[k], p_holm[k], method, level, notes[k]))  # fmt: skip
+                         100 * lo, 100 * hi, p[k], flip_method[k], p_min[k], p_holm[k], method, level, notes[k]))  # fmt: skip
     out = pd.DataFrame(rows, columns=list(MATRIX_COLUMNS[:-1]))
     out["diff"] = out["diff"] + 0.0  # no negative zero
     out["synthetic"] = is_synthetic(scores)

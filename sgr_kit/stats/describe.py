@@ -180,8 +180,10 @@ def describe_power(row: Mapping) -> str:
             f"{100 * row['target_power']:.0f}% power at alpha {row['alpha']:g} (SD of the differences "
             f"{_points(row['sd'])} points)")  # fmt: skip
     if np.isfinite(row["n_problems"]):
-        text += (f"; the current {int(row['n_problems'])} problems give power {row['power_at_n']:.2f} "
-                 f"and detect {_points(row['mde'])} points")  # fmt: skip
+        detect = (f"detect {_points(row['mde'])} points" if np.isfinite(row["mde"])
+                  else "detect no difference on the 0-100 scale (not reachable)")
+        power_now = "undefined power" if not np.isfinite(row["power_at_n"]) else f"power {row['power_at_n']:.2f}"
+        text += f"; the current {int(row['n_problems'])} problems give {power_now} and {detect}"
         if row["power_at_n"] < row["target_power"] and np.isfinite(row["n_repeats_needed"]):
             text += f", or {int(row['n_repeats_needed'])} repeats per task would reach the power"
     return f"{text}.{_end(row)}"

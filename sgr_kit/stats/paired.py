@@ -8,7 +8,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import SgrKitError
 from ..schema import METRICS, check_choice, check_failure_policy
 from ._resample import intervals, problem_weights, ratio_bootstrap
 from ._tables import (
@@ -16,15 +15,15 @@ from ._tables import (
     pair_differences, per_task, problem_arrays, system_order,
 )  # fmt: skip
 from .multiple import benjamini_hochberg, holm
-from .power import detectable_difference
-from .signflip import signflip_pvalues
+from .power import MAX_DIFF, detectable_difference
+from .signflip import min_p, signflip_pvalues, smallest_p
 
 __all__ = ["paired_tests", "wilcoxon_test", "PAIRED_COLUMNS"]
 
 #: Columns of :func:`paired_tests`, in order.
 PAIRED_COLUMNS: tuple[str, ...] = (
     "system", "metric", "n_pairs", "n_tasks", "mean_constraint", "mean_goal", "diff", "ci_low", "ci_high",
-    "t", "p_t", "w", "p_wilcoxon", "wilcoxon_method", "p_signflip", "signflip_method", "cohens_dz",
+    "t", "p_t", "w", "p_wilcoxon", "wilcoxon_method", "p_signflip", "signflip_method", "p_min", "cohens_dz",
     "rank_biserial", "wins", "ties", "losses", "p_holm", "p_bh", "mde", "method", "ci", "note", "synthetic",
 )  # fmt: skip
 #: Wilcoxon's exact null distribution is used up to this many nonzero differences (without ties).
@@ -80,10 +79,24 @@ def _tests(d: np.ndarray, *, alpha: float) -> dict:
     w, p_w, method, rb = wilcoxon_test(d)
     out.update(w=w, p_wilcoxon=p_w, wilcoxon_method=method, rank_biserial=rb)
     if out["ties"] == n:
-        notes.append("every difference is zero: the tests are undefined")
+        notes.append(f"every difference is zero (all {n}): the tests are undefined")
+    elif smallest_p(n - out["ties"]) > alpha:
+        notes.append(f"{n - out['ties']} nonzero difference(s): the smallest attainable p is "
+                     f"{smallest_p(n - out['ties']):.3g}, so no test can reach p < {alpha:g}")
     out["mde"] = 100 * detectable_difference(sd, n, alpha=alpha) if n >= 2 else np.nan
+    if out["mde"] > MAX_DIFF:
+        notes.append(f"mde not reachable with {n} pairs (above {MAX_DIFF:g} points)")
+        out["mde"] = np.nan
     out["_notes"] = notes
     return out
+
+
+def _untested(metric: str, n_pairs: int, failure_policy: str) -> dict:
+    """What a row with fewer than 2 pairs gets: no tests, the reason in ``note``."""
+    found = "no base problem" if n_pairs == 0 else "1 base problem"
+    return {"wins": 0, "ties": 0, "losses": 0, "wilcoxon_method": "", "signflip_method": "",
+            "note": f"{found} with both variants scored on {metric} (failure_policy={failure_policy!r}): "
+                    f"a paired test needs at least 2"}
 
 
 def paired_tests(
@@ -156,13 +169,16 @@ def paired_tests(
         row); ``mde``: the smallest difference (points) the paired t-test detects with 80 %
         power at ``alpha`` for the observed SD and ``n_pairs``; ``method``, ``ci``; ``note``:
         why a value is NaN or what was left out; ``synthetic``. An undefined test (every
-        difference zero) gives NaN, never p = 1.
+        difference zero) gives NaN, never p = 1; a system with fewer than 2 pairs gets a
+        row of NaN with the reason in ``note``. ``p_min`` is the smallest p the sign-flip
+        test can reach with the row's nonzero differences (``2 / 2^k``, also Wilcoxon's
+        exact bound); the ``note`` says so when it exceeds ``alpha``. Intervals need
+        :func:`~sgr_kit.stats.min_problems` pairs (6 at 95%).
 
     Raises
     ------
     SgrKitError
-        No ``base_id``/``variant`` column, a system with no pair or fewer than 2 pairs,
-        an unknown metric or method, ``n_boot`` or ``n_perm`` below 100, ``alpha``
+        No ``base_id``/``variant`` column, an unknown metric or method, ``n_boot`` or ``n_perm`` below 100, ``alpha``
         outside (0, 1).
 
     References
@@ -199,13 +215,6 @@ def paired_tests(
     arrays = problem_arrays(tasks, metric, systems=systems)
     values, d = arrays.values(), pair_differences(arrays)
     paired = np.isfinite(d)
-    for i, system in enumerate(systems):
-        if paired[i].sum() < 2:
-            found = "no pair" if not paired[i].any() else "1 pair"
-            raise SgrKitError(
-                f"system {system!r} has {found} of constraint and goal tasks with a {metric} value "
-                f"(failure_policy={failure_policy!r}); a paired test needs at least 2 base problems with both variants"
-            )
     unpaired = ((arrays.counts > 0).sum(axis=-1) == 1).sum(axis=1)  # per system: tasks whose partner has no value
     any_pair = paired.any(axis=0)
     with np.errstate(invalid="ignore"):
@@ -222,7 +231,6 @@ def paired_tests(
     for r, system in enumerate([*systems, ALL_SYSTEMS]):
         ok = present[:, r]
         dd = columns[ok, r]
-        result = _tests(dd, alpha=alpha)
         if r < len(systems):
             c, g = values[r, ok, 0], values[r, ok, 1]
             n_tasks = int(arrays.counts[r][ok].sum())
@@ -231,16 +239,22 @@ def paired_tests(
             c, g = pooled_values[ok, 0], pooled_values[ok, 1]
             n_tasks = int(np.where(paired[..., None], arrays.counts, 0).sum())
             left_out = int(unpaired.sum())
+        row = {"system": system, "metric": metric, "n_pairs": int(ok.sum()), "n_tasks": n_tasks}
+        if len(dd):
+            row.update(mean_constraint=100 * c.mean(), mean_goal=100 * g.mean(), diff=100 * theta[r])
+        if len(dd) < 2:
+            rows.append({**row, **_untested(metric, len(dd), failure_policy)})
+            continue
+        result = _tests(dd, alpha=alpha)
+        result["p_min"] = min_p(int((dd != 0).sum()), flip_method[r], n_perm)
         notes = [ci_notes[r], *result.pop("_notes")]
         if left_out:
             notes.append(f"{left_out} task(s) without a value for the other variant left out")
         rows.append({
-            "system": system, "metric": metric, "n_pairs": int(ok.sum()), "n_tasks": n_tasks,
-            "mean_constraint": 100 * c.mean(), "mean_goal": 100 * g.mean(), "diff": 100 * theta[r],
-            "ci_low": 100 * low[r], "ci_high": 100 * high[r], "p_signflip": p_flip[r],
+            **row, "ci_low": 100 * low[r], "ci_high": 100 * high[r], "p_signflip": p_flip[r],
             "signflip_method": flip_method[r], **result, "note": join_notes(*notes),
         })  # fmt: skip
-    out = pd.DataFrame(rows)
+    out = pd.DataFrame(rows).reindex(columns=[c for c in PAIRED_COLUMNS if c not in ("method", "ci", "synthetic")])
     family = out["p_signflip"].to_numpy()[: len(systems)]  # the pooled row is not part of the family
     out["p_holm"] = np.append(holm(family), np.nan)
     out["p_bh"] = np.append(benjamini_hochberg(family), np.nan)

@@ -47,6 +47,9 @@ POWER_COLUMNS: tuple[str, ...] = (
 #: Planned comparisons: constraint vs goal within a system, or two systems.
 COMPARISONS: tuple[str, ...] = ("paired", "systems")
 _MAX_REPEATS = 1000
+#: The largest possible difference of two scores in percent points: a detectable difference
+#: beyond it is "not reachable" (NaN with a note), never a number off the metric's scale.
+MAX_DIFF = 100.0
 
 
 def t_power(dz: float, n: float, *, alpha: float = 0.05) -> float:
@@ -146,11 +149,18 @@ def _row(comparison, system, metric, diff, sd, within_var, n, r0, k, *, alpha, t
     now = t_power(abs(diff) / sd, n, alpha=alpha) if sd > 0 else np.nan
     needed = problems_needed(diff, sd, alpha=alpha, power=target)
     repeats, why = _repeats_needed(diff, between_var, within_var, k, n, alpha=alpha, power=target)
-    if not sd > 0:
+    if not n >= 2:
+        note = join_notes(note, f"{int(n) if np.isfinite(n) else 0} base problem(s): the spread is unknown, "
+                                f"power undefined")
+    elif not sd > 0:
         note = join_notes(note, "no spread in the differences: power undefined")
+    mde = detectable_difference(sd, n, alpha=alpha, power=target)
+    if mde > MAX_DIFF:
+        note = join_notes(note, f"mde not reachable: with {int(n)} base problems no difference up to {MAX_DIFF:g} "
+                                f"points (the whole scale) reaches {target:.0%} power")
+        mde = np.nan
     return (comparison, system, metric, float(diff), float(sd), float(np.sqrt(within_var)), n, float(r0), now,
-            needed, repeats, detectable_difference(sd, n, alpha=alpha, power=target), target, alpha,
-            join_notes(note, why))  # fmt: skip
+            needed, repeats, mde, target, alpha, join_notes(note, why))  # fmt: skip
 
 
 def _harmonic(values: np.ndarray) -> float:
@@ -247,7 +257,8 @@ def power(
         needed at the current repeats; ``n_repeats_needed``: repeats per task needed
         with the current problems (NaN with a ``note`` when unknown or not reachable);
         ``mde``: the minimum detectable difference of the current design at
-        ``target_power``.
+        ``target_power`` (NaN with a note "not reachable" when it would exceed the
+        metric's whole 0-100 scale, e.g. with 2 problems).
 
     References
     ----------

@@ -24,11 +24,67 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["signflip_pvalues", "signflip_exact", "EXACT_MAX"]
+__all__ = ["signflip_pvalues", "signflip_exact", "smallest_p", "min_p", "min_problems", "EXACT_MAX"]
 
 #: Largest number of nonzero differences tested by complete enumeration.
 EXACT_MAX = 30
 _REL_TOL = 1e-9
+
+
+def smallest_p(k: int) -> float:
+    """The smallest two-sided p-value an exact sign-flip or Wilcoxon test reaches with ``k`` nonzero differences.
+
+    Only the observed sign pattern and its mirror image are as extreme when every
+    difference has the same sign, so ``p >= 2 / 2^k`` (both tests: their null
+    distributions are the ``2^k`` equally likely sign patterns). NaN for ``k < 1``.
+
+    Examples
+    --------
+    >>> smallest_p(2), smallest_p(6)
+    (0.5, 0.03125)
+    """
+    return float(2.0 ** (1 - k)) if k >= 1 else float("nan")
+
+
+def min_p(k: int, method: str, n_perm: int) -> float:
+    """The smallest p-value :func:`signflip_pvalues` can return for ``k`` nonzero differences.
+
+    ``"exact"``: :func:`smallest_p` (``2 / 2^k``); ``"monte carlo"``: the larger of that and
+    ``1 / (n_perm + 1)``; NaN when the test is undefined (``method == ""``).
+
+    Examples
+    --------
+    >>> min_p(3, "exact", 10_000), min_p(40, "monte carlo", 999)
+    (0.25, 0.001)
+    """
+    if method == "exact":
+        return smallest_p(k)
+    if method == "monte carlo":
+        return max(smallest_p(k), 1.0 / (n_perm + 1))
+    return float("nan")
+
+
+def min_problems(level: float) -> int:
+    """Fewest base problems for which sgr-kit draws a bootstrap interval of level ``level``: 6 for 95%.
+
+    It is the smallest ``n`` at which an exact two-sided sign-flip test at ``1 - level``
+    can reject at all (``2 / 2^n <= 1 - level``, :func:`smallest_p`). Below it an interval
+    that excludes 0 would contradict every exact test of the same data, and the
+    resampling distribution is too coarse to have quantiles (with ``n`` problems there
+    are ``C(2n - 1, n)`` distinct resamples: 3 for 2 problems, 35 for 4); Hesterberg
+    (2015, section 3) shows how bootstrap percentile intervals undercover at such ``n``.
+    So no interval is drawn (NaN bounds and a note) rather than one labelled unreliable:
+    a drawn interval is read as evidence whatever its label.
+
+    Examples
+    --------
+    >>> min_problems(0.95), min_problems(0.9), min_problems(0.99)
+    (6, 5, 8)
+    """
+    n = 2
+    while smallest_p(n) > 1 - level + 1e-12:
+        n += 1
+    return n
 
 
 def _half_sums(values: np.ndarray) -> np.ndarray:

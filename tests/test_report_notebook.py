@@ -1,0 +1,101 @@
+"""The notebooks' helper (sgr_kit.report.notebook): each table and figure shown once, sections that say why."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import IPython.display  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from sgr_kit.errors import InsufficientDataError, SgrKitError  # noqa: E402
+from sgr_kit.report.notebook import Notebook, display_table  # noqa: E402
+
+
+@pytest.fixture
+def shown(monkeypatch):
+    """Everything the helper displays, in order."""
+    items = []
+    monkeypatch.setattr(IPython.display, "display", lambda *objs, **kw: items.extend(objs))
+    return items
+
+
+class RealInputs:
+    """What Notebook reads of its inputs when saving: whether they are synthetic."""
+
+    synthetic = False
+
+
+def test_a_table_is_shown_once_and_the_helper_returns_nothing(shown, tmp_path):
+    nb = Notebook(RealInputs(), pd.DataFrame(), None, None, None, ("png",), tmp_path)
+    frame = pd.DataFrame({"system": ["a"], "item_f1": [47.391], "p_holm": [0.0004], "n_pairs": [50],
+                          "note": ["x"]})
+    assert nb.table(frame, "t", caption="A table", show=["system", "item_f1", "p_holm"]) is None
+    styled = [o for o in shown if hasattr(o, "to_html")]
+    assert len(styled) == 1
+    html = styled[0].to_html()
+    assert "47.39" in html and "&lt;0.001" in html and "n_pairs" not in html  # shown columns only
+    saved = pd.read_csv(tmp_path / "tables" / "t.csv")
+    assert list(saved.columns) == list(frame.columns) and saved["item_f1"].iloc[0] == 47.391
+
+
+def test_an_empty_table_says_why_instead(shown):
+    nb = Notebook(None, pd.DataFrame(), None, None, None, ("png",), None)
+    nb.table(pd.DataFrame({"x": []}), "t", caption="Beside the paper", empty="No system is one of the paper's.")
+    (sentence,) = shown
+    assert sentence.data == "*Beside the paper: no rows.* No system is one of the paper's."
+
+
+def test_a_figure_is_drawn_once_shown_once_and_closed(shown, tmp_path):
+    nb = Notebook(None, pd.DataFrame(), None, None, None, ("png",), tmp_path)
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([0, 1], [0, 1])
+    assert nb.figure(fig, "line") is None
+    (image,) = shown
+    assert isinstance(image, IPython.display.Image) and image.data == (tmp_path / "figures" / "line.png").read_bytes()
+    assert not plt.fignum_exists(fig.number)
+
+
+def test_a_section_turns_only_insufficient_data_into_a_sentence(shown):
+    nb = Notebook(None, pd.DataFrame(), None, None, None, ("png",), None)
+    with nb.section("System versus system"):
+        raise InsufficientDataError("the scores table holds 1 system (at least 2 are needed)")
+    assert nb.skipped == [("System versus system", "the scores table holds 1 system (at least 2 are needed)")]
+    assert "System versus system: not shown for this input." in shown[0].data
+    with nb.section("A figure"):
+        plt.figure()
+        raise InsufficientDataError("nothing to draw")
+    assert plt.get_fignums() == []  # the half-made figure is closed, never shown empty
+    with pytest.raises(SgrKitError, match="metric must be one of"):
+        with nb.section("Means"):
+            raise SgrKitError("metric must be one of item_f1, row_f1, poa")
+
+
+def test_display_table_styles_a_concatenation_with_a_repeated_index():
+    frame = pd.concat([pd.DataFrame({"system": ["a"], "note": ["x"]})] * 2)
+    assert display_table(frame).to_html().count("<tr>") == 3
+
+
+def test_display_table_rounds_like_the_paper_and_escapes_text():
+    html = display_table(pd.DataFrame({"system": ["<b>x</b>"], "row_f1": [12.3456], "p": [0.04567],
+                                       "wins": [3]})).to_html()
+    assert "12.35" in html and "0.046" in html and "&lt;b&gt;" in html and "<b>x" not in html
+
+
+def test_the_cells_file_is_read_only_when_a_page_uses_it(tmp_path):
+    from sgr_kit.output import write_table
+    from sgr_kit.pipeline import load_inputs
+    from sgr_kit.report.notebook import open_notebook
+
+    demo = load_inputs()
+    write_table(demo.scores, tmp_path / "scores.csv")
+    write_table(demo.cells, tmp_path / "cells.parquet")
+    nb = open_notebook(scores_path=tmp_path / "scores.csv", cells_path=tmp_path / "cells.parquet",
+                       systems=["GPT-5.5"], banner=False)
+    assert nb._cells is None and nb._load_cells is not None  # not read yet
+    assert set(nb.cells["system"]) == {"GPT-5.5"} and len(nb.cells) == (demo.cells["system"] == "GPT-5.5").sum()
+    with pytest.raises(SgrKitError, match="cells file .*missing.parquet does not exist"):
+        open_notebook(scores_path=tmp_path / "scores.csv", cells_path=tmp_path / "missing.parquet", banner=False)
