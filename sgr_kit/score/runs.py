@@ -15,6 +15,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import SgrKitError
+from ..load.runs import variant_hint
 from ..schema import CELL_COLUMNS, SCORE_COLUMNS, check_profile
 from ..types import Answer, Task
 from .answer import CellRecord, PreparedTask, ScoreResult, answer_label, missing_result, prepare_task, score_answer
@@ -85,7 +86,8 @@ def _check_runs(
         if not isinstance(answer, Answer):
             raise SgrKitError(f"runs: expected Answer objects, found {type(answer).__name__}")
         if answer.task_id not in by_id:
-            raise SgrKitError(f"{answer_label(answer)}: unknown task id {answer.task_id!r}; it is not among the tasks")
+            raise SgrKitError(f"{answer_label(answer)}: unknown task id {answer.task_id!r}; it is not among the tasks"
+                              f"{variant_hint(answer.task_id, by_id)}")
         ident = (answer.system, answer.task_id, answer.repeat)
         if ident in seen:
             raise SgrKitError(
