@@ -51,7 +51,7 @@ def test_no_temporary_file_is_left_and_a_failed_write_keeps_the_old_file(tmp_pat
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "fsync", broken)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(SgrKitError, match=r"writing failed \(disk full\)"):
         store.set("m", "t2", 0, "scope_drift")
     assert path.read_text() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ann.csv"]

@@ -253,11 +253,14 @@ def test_an_interrupted_build_leaves_the_previous_report_intact(built, fixture, 
     assert not leftovers, leftovers
 
 
-def test_without_trajectories_the_site_reach_page_says_so(built):
-    result, _ = built
+def test_without_trajectories_the_site_reach_page_says_so(fixture, tmp_path):
+    result = build_report(fixture["tasks"], fixture["runs"], tmp_path / "report", notebooks=["09"],
+                          parameters={"n_boot": 200}, progress=False)
+    assert result.ok, result.failed
     page = (result.folder / "09_site_reach.html").read_text(encoding="utf-8")
     assert "No trajectories were given" in page
     assert not (result.folder / "tables" / "site_reach.csv").exists()
+    assert not (result.folder / "site-reach.csv").exists()
 
 
 def test_trajectories_stand_in_for_runs_and_build_the_site_reach_page(tmp_path, capsys):

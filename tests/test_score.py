@@ -378,6 +378,13 @@ def test_cells_frame_marks_absent_values_missing(two_tasks):
     assert omitted["reference"].tolist() == ["b", "2"]
 
 
+def test_score_runs_says_when_the_goal_variants_were_not_loaded(two_tasks):
+    constraint_only = two_tasks[:1]
+    with pytest.raises(SgrKitError, match=r"unknown task id 't_001-g'; it is not among the tasks; its constraint "
+                                          r"variant t_001 is loaded but no goal-oriented \(-g\) task is"):
+        score_runs(constraint_only, [Answer("s", "t_001-g", 0, "a|1", source="runs.jsonl:2")])
+
+
 def test_score_runs_rejects_unknown_tasks_and_repeated_answers(two_tasks):
     message = r"answer \(runs.jsonl:7\): unknown task id 'zz_001'; it is not among the tasks"
     with pytest.raises(SgrKitError, match=message):

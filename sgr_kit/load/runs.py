@@ -50,7 +50,7 @@ from ..trajectories.read import is_trajectory_source, trajectory_answers
 from ..types import Answer
 from .release import LANGUAGES, Finding, as_source_list, json_error, jsonl_lines, read_text, valid_unicode
 
-__all__ = ["RunSet", "load_runs", "read_runs", "ANSWER_SUFFIXES"]
+__all__ = ["RunSet", "load_runs", "read_runs", "variant_hint", "ANSWER_SUFFIXES"]
 
 #: File suffixes of answer files in a runs folder.
 ANSWER_SUFFIXES = (".md", ".txt", ".json")
@@ -103,14 +103,14 @@ def _language(value: Any, *, loc: str) -> str | None:
     return value.strip().lower()
 
 
-def _variant_hint(task_id: str, known) -> str:
+def variant_hint(task_id: str, known) -> str:
     """Why a goal (``-g``) or constraint id is unknown when its partner variant is loaded: that variant's file is not.
 
     Examples
     --------
-    >>> _variant_hint("nvd_001-g", {"nvd_001", "nvd_002"})
+    >>> variant_hint("nvd_001-g", {"nvd_001", "nvd_002"})
     '; its constraint variant nvd_001 is loaded but no goal-oriented (-g) task is: were the goal tasks (goal.jsonl) given?'
-    >>> _variant_hint("nvd_001", {"nvd_001-g"})
+    >>> variant_hint("nvd_001", {"nvd_001-g"})
     '; its goal variant nvd_001-g is loaded but no constraint-guided task is: were the constraint tasks (constraint.jsonl) given?'
     """
     goal = task_id.endswith("-g")
@@ -222,7 +222,7 @@ class _Collector:
             raise SgrKitError(f"{loc}: task_id is empty")
         if self.known is not None and task_id not in self.known:
             close = closest(task_id, self.known)
-            hint = _variant_hint(task_id, self.known) or (f"; closest known ids: {', '.join(close)}" if close else "")
+            hint = variant_hint(task_id, self.known) or (f"; closest known ids: {', '.join(close)}" if close else "")
             message = f"{loc}: unknown task id {task_id!r} (not among the {len(self.known)} loaded tasks){hint}"
             if self.findings is None:
                 raise SgrKitError(message)

@@ -16,6 +16,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import SgrKitError
+from ..load.runs import variant_hint
 from ..schema import CELL_COLUMNS, SCORE_COLUMNS, check_profile
 from ..types import Answer, Task
 from .answer import CellRecord, PreparedTask, ScoreResult, answer_label, missing_result, prepare_task, score_answer
@@ -86,7 +87,8 @@ def _check_runs(
         if not isinstance(answer, Answer):
             raise SgrKitError(f"runs: expected Answer objects, found {type(answer).__name__}")
         if answer.task_id not in by_id:
-            raise SgrKitError(f"{answer_label(answer)}: unknown task id {answer.task_id!r}; it is not among the tasks")
+            raise SgrKitError(f"{answer_label(answer)}: unknown task id {answer.task_id!r}; it is not among the tasks"
+                              f"{variant_hint(answer.task_id, by_id)}")
         if answer.language != by_id[answer.task_id].language:
             raise SgrKitError(
                 f"{answer_label(answer)}: the answer names language {answer.language!r}, but task "
