@@ -102,6 +102,19 @@ def score_files(
     return task_set, run_set, ScoredRuns(rows_frame([row for b in batches for row in b.rows]), cells)
 
 
+#: Notes printed while loading before the rest are summed up in one line.
+NOTES_SHOWN = 3
+
+
+def _print_notes(notes, command: str) -> None:
+    """Informational notes to stderr: the first :data:`NOTES_SHOWN`, then how many more and where to read them."""
+    for note in list(notes)[:NOTES_SHOWN]:
+        print(f"note: {note}", file=sys.stderr)
+    if len(notes) > NOTES_SHOWN:
+        print(f"note: ... and {len(notes) - NOTES_SHOWN} more notes of this kind or others ({command} lists them all)",
+              file=sys.stderr)
+
+
 def _load(
     tasks, runs, *, profile: str, rules, pairing, strict_pairing: bool, language: str = "en"
 ) -> tuple[TaskSet, RunSet, Rules | None, list]:
@@ -114,15 +127,13 @@ def _load(
     check_profile(profile)
     loaded_rules = load_rules(rules) if rules else None
     task_set = load_tasks(_as_list(tasks), pairing=pairing, strict_pairing=strict_pairing, language=language)
-    for note in task_set.notes:
-        print(f"note: {note}", file=sys.stderr)
+    _print_notes(task_set.notes, "sgr-kit validate --tasks ... --verbose")
     if loaded_rules is not None:
         print(loaded_rules.describe(), file=sys.stderr)
         for selector in loaded_rules.unused(list(task_set)):
             warnings.warn(f"rules file {rules}: entry {selector!r} matches no loaded task", UserWarning, stacklevel=3)
     run_set = load_runs(_as_list(runs), tasks=task_set, language=language)
-    for note in run_set.notes:
-        print(f"note: {note}", file=sys.stderr)
+    _print_notes(run_set.notes, "sgr-kit validate --tasks ... --runs ...")
     languages = run_set.languages
     loaded = {t.language for t in task_set.values()}
     if not languages or set(languages) <= loaded:

@@ -116,3 +116,20 @@ def test_runs_are_scored_against_the_language_they_name(original_dir, tmp_path):
     # a zh answer scored against English tasks is an error naming both languages
     with pytest.raises(SgrKitError, match=r"names language 'zh', but task comptox_012 was loaded in 'en'"):
         score_runs(task_set, [Answer("S", "comptox_012", 0, "x", language="zh")])
+
+
+def test_loading_notes_are_summed_up_after_the_first_few(capsys):
+    from sgr_kit.pipeline import NOTES_SHOWN
+    from sgr_kit.resources import demo_paths
+
+    from sgr_kit.prepare import load_tasks
+
+    demo = demo_paths()
+    every = load_tasks(demo["constraint"], demo["goal"]).notes  # e.g. tasks whose row key is inferred
+    assert len(every) > NOTES_SHOWN + 1
+    capsys.readouterr()
+    score_files([demo["constraint"], demo["goal"]], [demo["runs"]], progress=False)
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note: ")]
+    assert notes[:NOTES_SHOWN] == [f"note: {n}" for n in every[:NOTES_SHOWN]]
+    assert len(notes) == NOTES_SHOWN + 1
+    assert notes[-1].startswith(f"note: ... and {len(every) - NOTES_SHOWN} more notes") and "validate" in notes[-1]

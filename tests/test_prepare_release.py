@@ -143,3 +143,12 @@ def test_answers_to_unknown_ids_name_the_closest_ids_and_the_renumbering(origina
     text = report.text()
     assert "unknown task id 'comptox_010' (not among the 4 loaded tasks); closest known ids: comptox_012" in text
     assert RENUMBERED_NOTE in text and not report.ok
+
+
+def test_synthetic_tasks_are_never_called_the_release():
+    from sgr_kit.prepare import load_tasks
+    from sgr_kit.resources import demo_paths
+
+    demo = demo_paths()
+    lines, _ = release_check(load_tasks(demo["constraint"], demo["goal"]))
+    assert lines[0].startswith("release: SYNTHETIC tasks shaped like the full release: 50 of the 50 base tasks")
