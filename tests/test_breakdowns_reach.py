@@ -93,3 +93,25 @@ def test_errors(rng):
     with pytest.raises(SgrKitError, match=r"describe_reach: no rows for system 'x'"):
         describe_reach(site_reach_means(scores, reach, n_boot=100), system="x")
     assert len(reach_scores(scores, reach)) == len(scores)
+
+
+def test_reach_wide_lays_the_long_table_out_one_system_per_row():
+    from sgr_kit.breakdowns import REACH_WIDE, reach_wide
+
+    long = pd.DataFrame({
+        "system": ["a"] * 6 + ["b"] * 2,
+        "quantity": ["site_reached", "item_f1", "item_f1", "row_f1", "row_f1", "failed_reached", "site_reached",
+                     "item_f1"],
+        "reached": ["all", "yes", "no", "yes", "no", "all", "all", "yes"],
+        "value": [80.0, 50.0, 10.0, 30.0, 0.0, 75.0, 100.0, 60.0],
+        "ci_low": [70.0, 40.0, None, 20.0, None, 60.0, None, None],
+        "ci_high": [90.0, 60.0, None, 40.0, None, 88.0, None, None],
+        "n_answers": [10, 8, 2, 8, 2, 4, 3, 3]})
+    wide = reach_wide(long)
+    assert list(wide["system"]) == ["a", "b"] and list(wide["n_answers"]) == [10, 3]
+    for (quantity, reached), name in REACH_WIDE.items():  # every value of the long table, in its place
+        for system in ("a", "b"):
+            row = long[(long["system"] == system) & (long["quantity"] == quantity) & (long["reached"] == reached)]
+            got = wide.set_index("system").loc[system, [name, f"{name}_ci_low", f"{name}_ci_high"]].tolist()
+            want = row[["value", "ci_low", "ci_high"]].iloc[0].tolist() if len(row) else [np.nan] * 3
+            assert np.allclose(got, want, equal_nan=True), (system, name)

@@ -22,7 +22,7 @@ from ..schema import ALL_SYSTEMS, AUDIT_LABELS, AUDIT_TABLE_COLUMNS
 from .audit import audit_scores, error_profile_by_family, error_profile_by_system, error_type_means, load_audit
 from .groups import bin_means, domain_means, ecosystem_means, family_means, group_columns
 from .paper import BESIDE_COLUMNS, RANKING_COLUMNS, beside_paper, paper_ranking
-from .reach import REACH_COLUMNS, REACH_QUANTITIES, describe_reach, reach_scores, site_reach_means
+from .reach import REACH_COLUMNS, REACH_QUANTITIES, REACH_WIDE, describe_reach, reach_scores, reach_wide, site_reach_means
 from .points import CAUSES, answer_losses, key_mismatches, points_lost, rows_lost, wrong_columns
 
 __all__ = [
@@ -31,5 +31,5 @@ __all__ = [
     "load_audit", "error_profile_by_system", "error_profile_by_family", "audit_scores", "error_type_means",
     "answer_losses", "points_lost", "wrong_columns", "key_mismatches", "rows_lost",
     "beside_paper", "paper_ranking",
-    "REACH_COLUMNS", "REACH_QUANTITIES", "site_reach_means", "reach_scores", "describe_reach",
+    "REACH_COLUMNS", "REACH_QUANTITIES", "REACH_WIDE", "site_reach_means", "reach_scores", "reach_wide", "describe_reach",
 ]  # fmt: skip

@@ -18,7 +18,8 @@ from ..schema import ALL_SYSTEMS, TEXT_DTYPE, UNSCORED_STATUSES, check_failure_p
 from ..stats import bootstrap_means
 from ._common import order_rows, require_columns, system_order
 
-__all__ = ["REACH_COLUMNS", "REACH_QUANTITIES", "site_reach_means", "reach_scores", "describe_reach"]
+__all__ = ["REACH_COLUMNS", "REACH_QUANTITIES", "REACH_WIDE", "site_reach_means", "reach_scores", "reach_wide",
+           "describe_reach"]
 
 #: Columns of :func:`site_reach_means`, in order.
 REACH_COLUMNS: tuple[str, ...] = (
@@ -28,6 +29,13 @@ REACH_COLUMNS: tuple[str, ...] = (
 #: The quantities of :func:`site_reach_means`, in order.
 REACH_QUANTITIES: tuple[str, ...] = ("site_reached", "item_f1", "row_f1", "failed_reached")
 _KEY = ["system", "task_id", "repeat"]
+#: The columns of :func:`reach_wide` (each also with ``_ci_low`` and ``_ci_high``), from
+#: (quantity, reached) of :func:`site_reach_means`.
+REACH_WIDE: dict[tuple[str, str], str] = {
+    ("site_reached", "all"): "site_reached", ("item_f1", "yes"): "item_f1_reached",
+    ("item_f1", "no"): "item_f1_not_reached", ("row_f1", "yes"): "row_f1_reached",
+    ("row_f1", "no"): "row_f1_not_reached", ("failed_reached", "all"): "failed_reached",
+}
 
 
 def reach_scores(scores: pd.DataFrame, reach: pd.DataFrame) -> pd.DataFrame:
@@ -181,6 +189,36 @@ def site_reach_means(
     systems = system_order(out["system"])
     out = order_rows(out, {"system": systems, "quantity": REACH_QUANTITIES, "reached": ("all", "yes", "no")})
     return out[list(REACH_COLUMNS)].astype({"n_answers": "int64", "n_problems": "int64"})
+
+
+def reach_wide(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`site_reach_means` with one row per system: each quantity a column with its interval.
+
+    Columns ``system, n_answers`` and, for each name of :data:`REACH_WIDE`, the value and
+    its ``_ci_low`` / ``_ci_high`` (NaN where undefined or not drawn); the systems keep their
+    order. ``n_answers`` counts the answers with a trajectory. The same numbers as the long
+    table, laid out so that a page shows a system on one line.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"system": "a", "quantity": ["site_reached", "item_f1", "item_f1"],
+    ...                   "reached": ["all", "yes", "no"], "value": [80.0, 50.0, 10.0],
+    ...                   "ci_low": [70.0, 40.0, None], "ci_high": [90.0, 60.0, None], "n_answers": [10, 8, 2]})
+    >>> w = reach_wide(t)
+    >>> w[["system", "n_answers", "site_reached", "item_f1_reached", "item_f1_not_reached"]].to_dict("records")
+    [{'system': 'a', 'n_answers': 10, 'site_reached': 80.0, 'item_f1_reached': 50.0, 'item_f1_not_reached': 10.0}]
+    """
+    require_columns(table, ["system", "quantity", "reached", "value", "ci_low", "ci_high", "n_answers"],
+                    name="reach_wide")
+    systems = list(dict.fromkeys(table["system"]))
+    out = pd.DataFrame({"system": pd.Series(systems, dtype=object)})
+    counts = table[table["quantity"] == "site_reached"].set_index("system")["n_answers"]
+    out["n_answers"] = [int(counts.get(s, 0)) for s in systems]
+    for (quantity, reached), name in REACH_WIDE.items():
+        rows = table[(table["quantity"] == quantity) & (table["reached"] == reached)].set_index("system")
+        for suffix, column in (("", "value"), ("_ci_low", "ci_low"), ("_ci_high", "ci_high")):
+            out[name + suffix] = [float(rows[column].get(s, np.nan)) for s in systems]
+    return out
 
 
 def describe_reach(table: pd.DataFrame, *, system: str = ALL_SYSTEMS) -> str:
