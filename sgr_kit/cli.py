@@ -40,6 +40,9 @@ def _scoring_options(p: argparse.ArgumentParser, *, required: bool = True) -> No
     p.add_argument("--pairing", metavar="FILE", help="explicit task_id,base_id pairing of goal tasks (CSV or JSON)")
     p.add_argument("--strict-pairing", action="store_true", help="treat every pairing warning as an error")
     p.add_argument("--no-progress", action="store_true", help="show no progress bar while scoring")
+    p.add_argument("--language", choices=LANGUAGES, default=LANGUAGES[0],
+                   help="the language of answers that name none (default en); each answer is scored against the "
+                        "tasks of its language (data_en/ or data_zh/ of the task folder or dataset)")
 
 
 def _workers(value: str) -> int:
@@ -122,7 +125,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         failure_policy=args.failure_policy, rules=args.rules, pairing=args.pairing,
         strict_pairing=args.strict_pairing, notebooks=notebooks, parameters=parameters, workers=args.workers,
         force=args.force, progress=not (args.no_progress or args.quiet), log=log,
-        command=" ".join(["sgr-kit", *sys.argv[1:]]), trajectories=args.trajectories,
+        command=" ".join(["sgr-kit", *sys.argv[1:]]), trajectories=args.trajectories, language=args.language,
     )
     if not args.quiet:
         _print((result.folder / "summary.txt").read_text(encoding="utf-8"))
@@ -280,9 +283,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=_workers, default=None, metavar="N",
                    help="score in N worker processes (default: the machine's cores); the output is the same "
                         "for every N, and small runs are scored in one process")
-    p.add_argument("--language", choices=LANGUAGES, default=LANGUAGES[0],
-                   help="the language of answers that name none (default en); each answer is scored against the "
-                        "tasks of its language (data_en/ or data_zh/ of the task folder or dataset)")
     p.set_defaults(func=_cmd_score)
 
     p = sub.add_parser("validate", help="check task files (and runs files against them) without scoring",

@@ -443,3 +443,24 @@ def test_a_system_the_scores_do_not_hold_is_refused_before_any_notebook_runs(fix
                                           r"part of these names as given"):
         build_report(fixture["tasks"], fixture["runs"], out, parameters={"systems": ['"Alpha"']}, progress=False)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_report_scores_answers_in_the_language_asked(original_dir, tmp_path, capsys):
+    root = tmp_path / "release"
+    for lang in ("data_en", "data_zh"):
+        for path in original_dir.glob("*.json"):
+            folder = root / lang / ("goal" if path.stem.endswith("-g") else "constraint")
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    runs = tmp_path / "runs.jsonl"
+    with runs.open("w", encoding="utf-8") as f:
+        for path in sorted(original_dir.glob("*.json")):
+            task = json.loads(path.read_text(encoding="utf-8"))
+            f.write(json.dumps({"system": "S", "task_id": task["task_id"], "answer": task["oracle_answer"]}) + "\n")
+    out = tmp_path / "report"
+    status = main(["report", "--tasks", str(root), "--runs", str(runs), "--language", "zh", "--out", str(out),
+                   "--notebooks", "01", "-p", "n_boot", "200", "--quiet", "--no-progress"])
+    assert status == 0, capsys.readouterr().err
+    scores = pd.read_csv(out / "scores.csv")
+    assert set(scores["language"]) == {"zh"} and scores["item_f1"].tolist() == [1.0] * 4
+    assert json.loads((out / "provenance.json").read_text())["scoring"]["language"] == "zh"

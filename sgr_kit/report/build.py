@@ -334,11 +334,11 @@ def _input_records(role: str, sources: Sequence[str | os.PathLike] | None) -> li
     return records
 
 
-def _scoring_key(inputs: list[dict[str, str]], profile: str, strict_pairing: bool) -> str:
+def _scoring_key(inputs: list[dict[str, str]], profile: str, strict_pairing: bool, language: str = "en") -> str:
     scoring = [(r["role"], Path(r["path"]).name, r["sha256"] or r["path"]) for r in inputs
                if r["role"] in ("tasks", "runs", "rules", "pairing")]
     text = json.dumps({"inputs": scoring, "profile": profile, "strict_pairing": strict_pairing,
-                       "sgr_kit": __version__}, sort_keys=True)
+                       "sgr_kit": __version__, **({} if language == "en" else {"language": language})}, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -504,6 +504,7 @@ def build_report(
     log: Callable[[str], None] | None = None,
     command: str = "",
     trajectories: str | os.PathLike | None = None,
+    language: str = "en",
 ) -> ReportResult:
     """Score ``runs`` against ``tasks`` once and build the report in ``out_dir`` (see the module docstring).
 
@@ -544,6 +545,8 @@ def build_report(
     trajectories : path, optional
         Trajectories (:mod:`sgr_kit.trajectories`) for the site-reach page; they stand in for
         ``runs`` when no runs are given. The demo report uses the demo's.
+    language : {"en", "zh"}, default "en"
+        The language of answers that name none, as ``sgr-kit score --language``.
 
     Returns
     -------
@@ -586,7 +589,7 @@ def build_report(
                   + _input_records("audit", [audit_labels] if audit_labels else [])
                   + _input_records("labels", list(label_files))
                   + _input_records("trajectories", [trajectories] if trajectories else []))
-        key = _scoring_key(inputs, profile, strict_pairing)
+        key = _scoring_key(inputs, profile, strict_pairing, language)
         start = time.perf_counter()
         previous = _previous_scores(out, key) if force else None
         task_set = None
@@ -602,7 +605,8 @@ def build_report(
                 "tasks_fingerprint", "")
         else:
             task_set, _, (scores, cells) = score_files(tasks, runs, profile=profile, rules=rules, pairing=pairing,
-                                                       strict_pairing=strict_pairing, progress=progress)
+                                                       strict_pairing=strict_pairing, progress=progress,
+                                                       language=language)
             fingerprint = task_fingerprint(task_set)
             write_table(scores, building / "scores.csv")
             write_table(cells, building / "cells.parquet")
@@ -618,8 +622,8 @@ def build_report(
         if trajectories is not None:  # per-answer site reach, computed once and kept in the report
             from ..trajectories import site_reach
 
-            write_table(site_reach(trajectories, task_set if task_set is not None else load_tasks(*tasks)),
-                        building / "site-reach.csv", force=True)
+            sites = task_set if task_set is not None else load_tasks(*tasks, language=language)
+            write_table(site_reach(trajectories, sites), building / "site-reach.csv", force=True)
         write_table(audit(), building / "paper-audit.csv", force=True)
         shown = _subset(loaded.scores, analysis["systems"])
         write_text(format_summary(shown, failure_policy=analysis["failure_policy"]) + "\n", building / "summary.txt",
@@ -639,7 +643,7 @@ def build_report(
             "sgr_kit": __version__, "python": sys.version.split()[0], "platform": platform.platform(),
             "libraries": _versions(), "command": command,
             "inputs": inputs,
-            "scoring": {"profile": profile, "strict_pairing": strict_pairing, "key": key,
+            "scoring": {"profile": profile, "strict_pairing": strict_pairing, "key": key, "language": language,
                         "tasks_fingerprint": fingerprint,
                         "reused": previous is not None, "seconds": round(scoring_seconds, 3)},
             "analysis": analysis,
