@@ -214,6 +214,7 @@ def test_paper_names_are_read_as_codes():
         (_labels({"a": ["correct"], "b": ["correct"]}), {"ci": 95}, r"ci: expected a level between 0 and 1"),
         (_labels({"a": ["correct"], "b": ["correct"]}), {"n_boot": -1}, r"n_boot: expected a whole number"),
         ([1, 2], {}, r"expected a DataFrame"),
+        (_labels({"a": ["correct"], "b": ["correct"]}).assign(repeat=[0, None]), {}, r"'repeat' must hold whole"),
     ],
 )
 def test_bad_input_is_a_clear_error(labels, kwargs, match):

@@ -95,9 +95,13 @@ def label_matrix(labels: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
         if code is None:
             raise SgrKitError(f"{_row_where(labels, position)}: unknown label {labels['label'].iloc[position]!r}; "
                               f"expected one of {', '.join(ANNOTATION_LABELS)}")
+    try:
+        repeats = labels["repeat"].astype("int64").to_numpy()
+    except (TypeError, ValueError):
+        raise SgrKitError("labels: column 'repeat' must hold whole numbers (no empty cells)") from None
     frame = pd.DataFrame({
         "system": labels["system"].astype(str).to_numpy(), "task_id": labels["task_id"].astype(str).to_numpy(),
-        "repeat": labels["repeat"].astype("int64").to_numpy(), "annotator": labels["annotator"].astype(str).to_numpy(),
+        "repeat": repeats, "annotator": labels["annotator"].astype(str).to_numpy(),
         "label": codes,
     })  # fmt: skip
     twice = frame.duplicated([*ITEM, "annotator"], keep="first")
