@@ -468,8 +468,10 @@ def build_report(
             "scores_path": str(building / "scores.csv"), "cells_path": str(building / "cells.parquet"),
             "audit_path": str(building / "audit-labels.csv") if audit_labels is not None else None,
             "failure_policy": failure_policy, "output_dir": str(building), **parameters,
-            "trajectories_path": str(trajectories) if trajectories else None,
-            "site_tasks_paths": [str(t) for t in tasks] if trajectories else None,
+            # absolute: the notebooks run inside the report folder
+            "trajectories_path": str(Path(trajectories).absolute()) if trajectories else None,
+            "site_tasks_paths": [str(Path(t).absolute()) if Path(t).exists() else str(t) for t in tasks]
+            if trajectories else None,
         }
         jobs = [(str(src), src.stem, str(building), {k: v for k, v in given.items() if k in known[src.stem]})
                 for src in sources]
