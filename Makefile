@@ -17,7 +17,7 @@ help:
 	@echo "make setup      create $(VENV) with sgr-kit (editable) and its test tools"
 	@echo "make browser    install Chromium (Debian) and Playwright for the browser test"
 	@echo "make demo       regenerate data/demo from its seed"
-	@echo "make benchmark  measure scoring, statistics, explorer, annotator and report speed"
+	@echo "make benchmark  measure scoring, statistics, explorer, annotator, report and trajectory-reading speed"
 
 setup: $(STAMP)
 
@@ -55,6 +55,7 @@ benchmark: $(STAMP)
 	$(BIN)/python benchmarks/bench_explorer.py
 	$(BIN)/python benchmarks/bench_annotate.py
 	$(BIN)/python benchmarks/bench_report.py
+	$(BIN)/python benchmarks/bench_trajectories.py
 
 clean:
 	rm -rf $(OUT) .pytest_cache .hypothesis

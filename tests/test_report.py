@@ -263,7 +263,8 @@ def test_without_trajectories_the_site_reach_page_says_so(fixture, tmp_path):
     assert not (result.folder / "site-reach.csv").exists()
 
 
-def test_trajectories_stand_in_for_runs_and_build_the_site_reach_page(tmp_path, capsys):
+def test_trajectories_stand_in_for_runs_and_build_the_site_reach_page(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # relative paths, as a user types them
     files = write_fixture(tmp_path / "fixture")
     tasks = [json.loads(line) for line in Path(files["tasks"][0]).read_text().splitlines()]
     for t in tasks:
@@ -276,9 +277,13 @@ def test_trajectories_stand_in_for_runs_and_build_the_site_reach_page(tmp_path, 
             f.write(json.dumps({"system": run["system"], "task_id": run["task_id"], "steps": [
                 {"kind": "search", "query": run["task_id"]}, {"kind": "fetch", "url": url},
                 {"kind": "answer", "text": run["answer"]}]}) + "\n")
+    assert main(["report", "--tasks", "fixture/tasks.jsonl", "--runs", "fixture/runs.jsonl", "--out", "plain",
+                 "--notebooks", "09", "--quiet", "--no-progress"]) == 0  # no trajectories: the page says so
+    assert "No trajectories were given" in (tmp_path / "plain" / "09_site_reach.html").read_text(encoding="utf-8")
+    assert not (tmp_path / "plain" / "tables" / "site_reach.csv").exists()
     out = tmp_path / "report"
-    status = main(["report", "--tasks", files["tasks"][0], "--trajectories", str(tmp_path / "trajectories.jsonl"),
-                   "--out", str(out), "--notebooks", "09", "-p", "n_boot", "200", "--quiet", "--no-progress"])
+    status = main(["report", "--tasks", "fixture/tasks.jsonl", "--trajectories", "trajectories.jsonl",
+                   "--out", "report", "--notebooks", "09", "-p", "n_boot", "200", "--quiet", "--no-progress"])
     assert status == 0, capsys.readouterr().err
     table = pd.read_csv(out / "tables" / "site_reach.csv")
     pooled = table[(table["system"] == "all systems") & (table["quantity"] == "site_reached")]

@@ -173,3 +173,40 @@ def test_answers_and_detection(tmp_path):
     (answers / "s" / "t.md").write_text("a", encoding="utf-8")
     assert [is_trajectory_source(p) for p in (path, runs, folder, answers, tmp_path / "none")] == \
         [True, False, True, False, False]
+
+
+# --- hostile input: nothing but SgrKitError escapes the readers -------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+KEYS = ["kind", "type", "role", "steps", "messages", "system", "task_id", "repeat", "url", "query", "text", "t",
+        "tokens", "args", "tool", "message", "content", "tool_calls", "function", "name", "arguments", "input",
+        "id", "tool_use_id", "result", "duration_ms", "usage", "answer", "timestamp", "tool_call_id"]
+VALUES = ["search", "fetch", "pdf", "tool", "message", "answer", "assistant", "user", "result", "system",
+          "tool_use", "tool_result", "text", "https://a.org/x", "http://[::1", "{\"url\": 1", "WebFetch", "Bash",
+          "2026-01-01T00:00:00Z", "not a time"]
+JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-5, 10**6), st.floats(allow_nan=True), st.sampled_from(VALUES),
+              st.text(max_size=8)),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(KEYS), inner, max_size=6)),
+    max_leaves=25,
+)
+LINES = st.lists(st.one_of(JSON.map(json.dumps), st.sampled_from(["{", "", "[]", "\x00", "null"])), max_size=6)
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(lines=LINES)
+def test_hostile_lines_give_a_table_or_an_sgrkit_error(tmp_path, lines):
+    folder = tmp_path / "fuzz"
+    path = folder / "s" / "t_001.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogatepass")
+    record = tmp_path / "records.jsonl"
+    record.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogatepass")
+    for source in (folder, record):
+        try:
+            steps = load_trajectories(source)
+        except SgrKitError:
+            continue
+        assert list(steps.columns) == list(STEP_COLUMNS) and set(steps["kind"]) <= set(STEP_KINDS)

@@ -68,7 +68,7 @@ Real (taken from the SGR-Bench paper and its public release, via `sgr_kit.refere
 
 Simulated: every task text, reference table, rubric and URL; every answer of the
 eleven systems (named as in Table 2); which error each answer carries; the audit
-slots and their labels.
+slots and their labels; every trajectory.
 
 ## Files
 
@@ -78,6 +78,7 @@ slots and their labels.
 | `runs.jsonl` | `system, task_id, repeat, answer`: {len(demo.runs)} answers (11 systems x 100 tasks, plus repeat 1 on {n_rep} tasks) |
 | `truth.csv` | for every answer: the injected error (`injected`: an error type or `correct`), its `severity`, secondary `slips` and the answer `format` |
 | `audit.csv` | `system, task_id, base_id, family, label`: 22 audited task slots x the 8 CLI systems |
+| `trajectories.jsonl` | a SYNTHETIC trajectory (search, site pages with their filters, answer) for every answer of the 8 CLI systems, consistent with its injected error (`sgr_kit.demo.trajectories`) |
 
 Regenerate with `make demo` (= `sgr-kit demo --out data/demo --force`); the output
 is byte-identical for the same seed and scorer, and a test checks it. Because the

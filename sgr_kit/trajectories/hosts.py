@@ -34,7 +34,7 @@ def host_of(url: str) -> str:
     --------
     >>> host_of("https://WWW.ArXiv.org:443/search/advanced?x=1")
     'arxiv.org'
-    >>> host_of("export.arxiv.org/api/query"), host_of("/tmp/a.txt"), host_of("")
+    >>> host_of("export.arxiv.org/api/query"), host_of("notes/a.txt"), host_of("")
     ('export.arxiv.org', '', '')
     """
     if not isinstance(url, str) or not url.strip():
