@@ -67,6 +67,11 @@ class Schema:
         Cells that the task's ``<a>:<b>|<c>`` template writes as one although the schema counts
         them as several columns: ``(position in the written row, joiner, columns)``. A row of
         the written width has each such cell split on its joiner (see :mod:`sgr_kit.parse`).
+    spellings : tuple of tuple of str
+        Other spellings of each column found in the task itself (its ``output_format``'s
+        ``<placeholder>`` template, its reference's header), position by position: a header line
+        in these words is read as a header by the ``paper`` profile (never by ``strict``). Not
+        compared between schemas: the two variants of a task may word their templates differently.
     """
 
     columns: tuple[str, ...]
@@ -78,6 +83,7 @@ class Schema:
     key_from: str = field(default="row_key", compare=False)
     header_names: tuple[str, ...] = ()
     composite: tuple[tuple[int, str, int], ...] = ()
+    spellings: tuple[tuple[str, ...], ...] = field(default=(), compare=False)
 
     def rule(self, column: str) -> FieldRule:
         """The rule of ``column`` (a plain string rule when none is declared)."""

@@ -431,3 +431,17 @@ def test_names_reach_the_terminal_with_their_controls_visible(files, capsys):
     for stream in (captured.out, captured.err):
         assert "\x1b" not in stream and "\u202e" not in stream
     assert "Evil⟨U+001B⟩[2J⟨U+001B⟩[31m⟨RLO⟩Agent" in captured.out
+
+
+def test_validate_notes_cells_holding_the_record_separator_and_exits_0(tmp_path, capsys):
+    # one ';'-joined line, one cell holding ';' (a CVE list): a plain split gives 3 pieces, the width reads 2 records
+    rec = {"task_id": "nvd_001", "domain": "NVD", "oracle_output_cardinality": 2,
+           "oracle_answer": "CVE-1|CVE-7;CVE-8|9.8;CVE-2|none|7.5",
+           "rubric": {"normalization": {"schema": ["cve", "related", "score"], "record_separator": ";"}}}
+    (tmp_path / "t.jsonl").write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    assert main(["validate", "--tasks", str(tmp_path / "t.jsonl")]) == 0
+    out = capsys.readouterr().out
+    notes = out[out.index("notes"):]
+    assert "task nvd_001: cells hold the record separator ';': a plain split gives 3 records, the schema's width " \
+           "reads 2 records of 3 fields" in notes
+    assert "the strict profile splits answers plainly on ';'" in notes

@@ -4,12 +4,14 @@ composite template cells, the task's own header spelling, and the bad input each
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
 
 from sgr_kit.errors import SgrKitError
 from sgr_kit.prepare import load_tasks, validate
+from sgr_kit.parse import parse_answer, parse_reference
 from sgr_kit.prepare.rubric import build_schema, dedup_names, name_key, template_cells
 
 
@@ -68,14 +70,23 @@ def test_a_schema_whose_width_disagrees_with_the_reference_is_an_error(tmp_path)
         load_tasks(write_jsonl(tmp_path / "t.jsonl", [rec]))
 
 
-def test_a_separator_splitting_the_reference_otherwise_than_its_width_warns(tmp_path):
+def test_cells_holding_the_separator_are_a_validate_note_not_a_warning_at_load(tmp_path):
     # README: consumerfinance_012 holds 'TRANSUNION INTERMEDIATE HOLDINGS, INC.' in a one-line ','-joined answer
     rec = {**_norm(["kind", "company", "n"], "Peak|TRANSUNION INTERMEDIATE HOLDINGS, INC.|9,Low|EQUIFAX, INC.|4",
                    record_separator=","), "oracle_output_cardinality": 2}
-    with pytest.warns(UserWarning, match=r"task census_001: a plain split on the record separator ',' gives 4 records, "
-                                         r"but 2 records of 3 fields are read by the schema's width"):
-        task = load_tasks(write_jsonl(tmp_path / "t.jsonl", [rec]))["census_001"]
-    assert task.gold_rows == 2
+    path = write_jsonl(tmp_path / "t.jsonl", [rec, {**rec, "task_id": "census_002"}])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # loading warns about none of it, however many tasks
+        tasks = load_tasks(path)
+    assert tasks["census_001"].gold_rows == 2  # read by width: 2 records of 3 fields
+    # a plain split on ',' gives 4 pieces: 'Peak|TRANSUNION INTERMEDIATE HOLDINGS', ' INC.|9', 'Low|EQUIFAX', ' INC.|4'
+    said = ("task census_001: cells hold the record separator ',': a plain split gives 4 records, the schema's "
+            "width reads 2 records of 3 fields")
+    assert any(said in note for note in tasks.notes)
+    report = validate(path)
+    found = report.frame().query("kind == 'separator'")
+    assert list(found["severity"]) == ["info", "info"] and list(found["task_id"]) == ["census_001", "census_002"]
+    assert said in report.text() and "the strict profile splits answers plainly on ','" in report.text()
 
 
 def test_composite_template_cell_is_split_when_the_schema_counts_its_parts(tmp_path):
@@ -101,3 +112,65 @@ def test_a_header_in_the_tasks_own_spelling_is_a_header(tmp_path):
            "oracle_output_cardinality": 2}
     task = load_tasks(write_jsonl(tmp_path / "t.jsonl", [rec]))["census_001"]
     assert task.gold_rows == 2 and task.schema.header_names == ("arXiv ID", "term family")
+
+
+def test_a_header_spelled_like_the_schema_up_to_case_spaces_and_punctuation_is_a_header(tmp_path):
+    # the release spells a column 'accepted name' in one place and 'accepted_name' in another
+    schema = ["Site_id", "Inorganics_start", "accepted_name"]
+    rec = _norm(schema, "site id|Inorganics start|Accepted-Name\nA|1990|Boa\nB|1991|Elaps")  # no cardinality
+    task = load_tasks(write_jsonl(tmp_path / "t.jsonl", [rec]))["census_001"]
+    # 3 lines, the first a header: 2 data rows
+    assert task.gold_rows == 2 and task.schema.header_names == ("site id", "Inorganics start", "Accepted-Name")
+    bare = load_tasks(write_jsonl(tmp_path / "u.jsonl", [_norm(schema, "A|1990|Boa\nB|1991|Elaps")]))["census_001"]
+    assert bare.schema.header_names == () and bare.gold_rows == 2
+    answer = "SITE ID|inorganics start|accepted name\nB|1991|Elaps\nA|1990|Boa"
+    for t in (task, bare):  # the answer's header in that spelling is read as a header (paper profile)
+        parsed = parse_answer(answer, t.schema, profile="paper")
+        assert parsed.rows == (("B", "1991", "Elaps"), ("A", "1990", "Boa"))  # 2 rows, header dropped
+
+
+def test_one_separator_inside_a_one_line_reference_is_not_taken_for_a_header(tmp_path):
+    # a plain split on ',' gives 3 pieces ('Low|Acme|9', 'Peak|EQUIFAX', ' INC.|4') = cardinality 2 + 1, and
+    # the first piece has the schema's 3 fields: by the schema's width it is a data record, not a header
+    rec = {**_norm(["kind", "company", "n"], "Low|Acme|9,Peak|EQUIFAX, INC.|4", record_separator=","),
+           "oracle_output_cardinality": 2}
+    task = load_tasks(write_jsonl(tmp_path / "t.jsonl", [rec]))["census_001"]
+    assert task.gold_rows == 2 and task.schema.header_names == ()
+    for profile in ("paper", "strict"):
+        assert parse_reference(task.reference, task.schema, profile=profile).rows == (
+            ("Low", "Acme", "9"), ("Peak", "EQUIFAX, INC.", "4"))
+    # a first record whose cells name the columns (2 of 3, spelled otherwise) is a header: 2 data rows
+    headed = {**rec, "oracle_answer": "KIND|Company|count,Low|Acme|9,Peak|EQUIFAX, INC.|4"}
+    task = load_tasks(write_jsonl(tmp_path / "u.jsonl", [headed]))["census_001"]
+    assert task.gold_rows == 2 and task.schema.header_names == ("KIND", "Company", "count")
+
+
+def test_an_answer_header_in_the_templates_spelling_is_read_by_the_paper_profile(tmp_path):
+    # the reference has no header; the answer heads its rows with the template's placeholders
+    rec = {**_norm(["site", "first_year", "n"], "A|1990|3\nB|1991|4"),
+           "output_format": "Each row as <site>|<earliest year with all six categories>|<result count>."}
+    goal = {**rec, "task_id": "census_001-g", "output_format": "Rows: <Site>|<first year>|<number of results>."}
+    tasks = load_tasks(write_jsonl(tmp_path / "t.jsonl", [rec, goal]))
+    assert tasks.pairs == (("census_001", "census_001-g"),)  # templates worded otherwise still pair
+    answer = "site|earliest year with all six categories|result count\nB|1991|4\nA|1990|3"
+    paper = parse_answer(answer, tasks["census_001"].schema, profile="paper")
+    assert paper.rows == (("B", "1991", "4"), ("A", "1990", "3"))  # 2 rows: the header line dropped
+    strict = parse_answer(answer, tasks["census_001"].schema, profile="strict")
+    assert len(strict.rows) == 3  # strict keeps the benchmark scorer's rule: only the schema's names are a header
+    goal_answer = "Site|First year|Number of results\nA|1990|3\nB|1991|4"
+    assert len(parse_answer(goal_answer, tasks["census_001-g"].schema, profile="paper").rows) == 2
+
+
+def test_a_composite_template_spelled_otherwise_on_one_line_with_separators_in_cells(tmp_path):
+    # README: waterquality_002's <County>:<MonitoringLocationIdentifier>|...; waterquality_005's 'Organics, Other'
+    schema = ["County", "MonitoringLocationIdentifier", "CharacteristicGroup", "n"]
+    reference = "Hidalgo:TCEQMAIN-15808|Organics, Other|3,Cameron:TCEQMAIN-13177|Physical|5"
+    rec = {**_norm(schema, reference, record_separator=","), "oracle_output_cardinality": 2,
+           "output_format": "Output <county>:<monitoring_location identifier>|<Characteristic group>|<N>."}
+    task = load_tasks(write_jsonl(tmp_path / "t.jsonl", [rec]))["census_001"]
+    # 5 cells on the line = 2 records of the template's 3 written cells (2 * 3 - 1)
+    assert task.schema.composite == ((0, ":", 2),) and task.gold_rows == 2
+    expected = (("Hidalgo", "TCEQMAIN-15808", "Organics, Other", "3"), ("Cameron", "TCEQMAIN-13177", "Physical", "5"))
+    assert parse_reference(task.reference, task.schema, profile="strict").rows == expected
+    answer = "county:monitoring location identifier|characteristic group|n\n" + reference.replace("3,C", "3\nC")
+    assert parse_answer(answer, task.schema, profile="paper").rows == expected  # one record per line, headed

@@ -135,13 +135,11 @@ fractions, `+`-joined codes, dates `2013/3/25`, `2018-02-07`,
 `2014-04`, `2023-12-08 11:41:18`). Every output format says `NONE` when nothing
 qualifies. In this build, by record separator: {sep_line}.
 
-Known limits of this build, kept so that the package's loader reads every task as
-intended (each is checked by `tests/test_demo.py`, which compares the loader's
-reading of every task with the demo's own): a composite template names the schema's
-columns (spelled alike up to case and punctuation), and a composite task written on
-one line holds no separator in its cells; a reference header spelled like the
-schema up to case and `_` is written with the schema's names; no one-line reference
-holds exactly one separator inside its cells.
+Known limits of this build (each checked by `tests/test_demo.py`, which compares the
+loader's reading of every task with the demo's own): a composite template names the
+schema's columns (spelled alike up to case and punctuation: that is how a reader
+knows which columns the composite cell holds); a cell holding the record separator
+is never a record's first or last cell.
 
 ## Error model
 

@@ -225,11 +225,11 @@ class DemoProblem:
         return out
 
     def answer_spellings(self, variant: str = "constraint") -> list[str]:
-        """The header an agent writes: the reference's header when it has one, else the template's
-        spelling of each column that a reader can match to the schema (up to case and punctuation)."""
+        """The header an agent writes: the reference's header when it has one, else the variant's
+        template spelling of each column (a reader knows both from the task)."""
         if self.header:
             return self.header_line()
-        return [s if _alike(s, c.name) else c.name for s, c in zip(self.spellings(variant), self.columns)]
+        return self.spellings(variant)
 
     def template(self, variant: str = "constraint") -> str:
         """The output template ``<a>|<b>|...`` (``<a>:<b>|...`` when composite)."""
@@ -239,10 +239,8 @@ class DemoProblem:
         return "|".join(cells)
 
     def header_line(self) -> list[str]:
-        """The reference's header: the constraint template's spelling, or the schema's names
-        when that spelling differs from them only in case and punctuation."""
-        spelled = self.spellings("constraint")
-        return spelled if any(not _alike(s, n) for s, n in zip(spelled, self.names)) else list(self.names)
+        """The reference's header: the constraint template's spelling of the columns."""
+        return self.spellings("constraint")
 
     def reference_text(self) -> str:
         """The ``oracle_answer`` in the task's layout."""
@@ -252,19 +250,11 @@ class DemoProblem:
         return "\n".join((["|".join(self.header_line())] if self.header else []) + records)
 
 
-def _holds_separator(c: Column) -> bool:
-    return c.comma or c.kind == "id_list"
-
-
 def _pick_columns(domain: str, ncols: int, key_pos: tuple[int, ...], layout: str, rng: Random, *,
                   composite: bool = False) -> tuple[Column, ...]:
     catalogue = DOMAIN_COLUMNS[domain]
     key = [catalogue[i] for i in key_pos]
     rest = [c for i, c in enumerate(catalogue) if i not in key_pos]
-    if composite and layout in ",;":
-        # the package's reader finds a composite template only where a plain split on the
-        # separator gives the template's width (README of the demo: known limits)
-        rest = [c for c in rest if not _holds_separator(c)]
     rng.shuffle(rest)
     # a task written on one line takes a column holding its separator when the catalogue has one
     wanted = [c for c in rest if (c.comma if layout == "," else c.kind == "id_list" if layout == ";" else False)]
@@ -310,11 +300,7 @@ def make_problems(*, seed: int) -> list[DemoProblem]:
             probe = DemoProblem("", domain, cols, names[:nk], (), False)
             rows: list[tuple[str, ...]] = []
             taken: set[tuple[str, ...]] = set()
-            while len(rows) < nrows or (sep != "\n" and sum(c.count(sep) for r in rows for c in r) == 1):
-                # (exactly one separator inside the cells of a one-line reference makes a plain split
-                # give cardinality + 1 pieces, which the package's loader takes for a header: redrawn)
-                if len(rows) == nrows:
-                    rows, taken = [], set()
+            while len(rows) < nrows:
                 row = probe.fresh_row(rng, taken)
                 if nk == 2 and rows and rng.random() < 0.5:  # the first column repeats
                     row = (rows[-1][0],) + row[1:]

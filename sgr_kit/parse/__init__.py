@@ -115,10 +115,12 @@ def written_schema(schema: Schema) -> Schema:
     ('county:site', 'year')
     """
     columns = list(schema.columns)
+    spellings = list(schema.spellings) + [()] * (len(columns) - len(schema.spellings))
     for position, joiner, n in sorted(schema.composite, reverse=True):
         columns[position:position + n] = [joiner.join(columns[position:position + n])]
+        spellings[position:position + n] = [tuple(joiner.join(p) for p in zip(*spellings[position:position + n]))]
     return dataclasses.replace(schema, columns=tuple(columns), row_key=tuple(columns[:1]), fields={},
-                               composite=(), header_names=())
+                               composite=(), header_names=(), spellings=tuple(spellings) if schema.spellings else ())
 
 
 def _expand(parsed: ParsedTable, schema: Schema) -> ParsedTable:

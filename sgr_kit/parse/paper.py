@@ -13,7 +13,10 @@ pipe table gives the same rows, and more answers become tables.
 2. A block's header is its alignment-marked first row (the row above a
    delimiter row of the same width, ``|---|`` or ``|-|``), its ``<th>`` row or
    JSON keys, or else its first row when that row's names match the schema
-   (names compared ignoring case, spaces, underscores and punctuation; more than
+   (names compared ignoring case, spaces, underscores and punctuation; a column
+   also answers to the task's own spellings of it, ``Schema.header_names`` and
+   ``Schema.spellings``: the reference's header and the output template's
+   ``<placeholder>`` words; more than
    half of the row's cells, empty ones included, must name distinct schema
    columns, and at least two when the schema has two or more). Repeats of the
    header, and lines equal to the schema's column names, are skipped. Cells are
@@ -463,6 +466,10 @@ def parse_paper(text: str, schema: Schema) -> ParsedTable:
         names.setdefault(normalize_name(column), j)
     for j, column in enumerate(schema.header_names):  # the task's own spelling of its header
         names.setdefault(normalize_name(column), j)
+    for j, spelled in enumerate(schema.spellings):  # the task's template's spelling of each column
+        for column in spelled:
+            if normalize_name(column):
+                names.setdefault(normalize_name(column), j)
     lines = text.splitlines()
     issues: list[str] = []
     blocks: list[Block] = []

@@ -46,10 +46,22 @@ Record separator
     (``Adams|12,Brown|7``). The ``output_format`` text is not needed for this.
 
 Composite cells and header spelling
-    A ``<a>:<b>|<c>`` template in ``output_format`` whose declared schema counts ``a`` and ``b`` as
-    separate columns, over a reference of the template's width, makes ``Schema.composite`` (that
-    written cell is split on ``:``). A reference header line in the task's own spelling of the
-    declared columns (``arXiv ID`` for ``arxiv_id``) is kept as ``Schema.header_names``.
+    A ``<a>:<b>|<c>`` template in ``output_format`` whose placeholders name the declared schema's
+    columns in order (compared up to case, spaces, ``_`` and punctuation: ``<county>`` for
+    ``County``) and count ``a`` and ``b`` as separate columns, over a reference of the template's
+    width, makes ``Schema.composite`` (that written cell is split on ``:``). The width is read as
+    records are: a reference on one line whose cells hold the separator (``Organics, Other``) fits
+    when its count of cells is ``r * width - (r - 1)``.
+
+    With a declared schema, the reference's first record is a header only when its cells name
+    the columns: more than half of them (at least two) spelled as the schema or as the
+    template's placeholders up to case, spaces, ``_`` and punctuation (``Inorganics start`` for
+    ``Inorganics_start``, ``arXiv ID`` for ``arxiv_id``), never because of a count of records: a
+    one-line reference holding one separator inside its cells splits plainly into
+    cardinality + 1 pieces, and its first piece is still a record. A header in another spelling
+    than the schema's is kept as ``Schema.header_names``; the template's placeholders and that
+    header are kept as ``Schema.spellings`` (the ``paper`` profile reads an answer's header in
+    them as a header, whether or not the reference has one).
 """
 
 from __future__ import annotations
@@ -334,8 +346,7 @@ def _composite(output_format: str, columns: list[str], reference: str, separator
     flat = [normalize_name(n) for cell in names for n in cell]
     if len(flat) != len(columns) or flat != [normalize_name(c) for c in columns] or len(cells) == len(columns):
         return ()
-    widths = {len(_pipe_cells(r)) for r in _records_of(reference, separator) if "|" in r}
-    if widths and widths != {len(cells)}:
+    if not _fits(reference, separator, len(cells)):
         return ()
     out, position = [], 0
     for cell, cell_names in zip(cells, names):
@@ -451,10 +462,10 @@ def build_schema(
             separator = infer_separator(reference, width=len(columns))
         records = _records_of(reference, separator)
         first = _pipe_cells(records[0]) if records and "|" in records[0] else []
-        if (
+        if (  # a header only when its cells name the columns, never from a count of records alone
             len(first) == len(columns)
             and [clean_cell(c).casefold() for c in first] != [c.casefold() for c in columns]
-            and _spelled_header(first, columns, output_format, cardinality, len(records))
+            and _names_columns(first, columns, _template_spellings(output_format, columns))
         ):
             header_names = tuple(clean_cell(c) for c in first)
     else:
@@ -494,6 +505,9 @@ def build_schema(
                     f"reference's rows have {', '.join(map(str, sorted(widths)))} cells; declare rubric 'columns'"
                 )
     composite = _composite(output_format, list(columns), reference, separator) if declared else ()
+    spellings = _template_spellings(output_format, columns)
+    if header_names:
+        spellings = tuple(tuple(dict.fromkeys(s + (h,))) for s, h in zip(spellings, header_names))
     if declared and not composite:
         _check_width(columns, reference, separator, loc=loc, columns_from=columns_from)
     fields_spec = rubric.get("fields", {})
@@ -514,6 +528,7 @@ def build_schema(
         key_from="first column (default)",
         header_names=header_names,
         composite=composite,
+        spellings=spellings if any(spellings) else (),
     )
     if "row_key" in rubric:
         row_key = _name_list(rubric["row_key"], loc=loc, what="row_key")
@@ -549,12 +564,55 @@ def _check_width(columns, reference, separator, *, loc: str, columns_from: str) 
     )
 
 
-def _spelled_header(first, columns, output_format, cardinality, n_records) -> bool:
-    """The reference's first line is a header in the task's own spelling of the schema's names."""
+def _template_spellings(output_format: str, columns) -> tuple[tuple[str, ...], ...]:
+    """Each column's spelling in the ``<a>|<b>|...`` template, when the template names as many columns.
+
+    Examples
+    --------
+    >>> _template_spellings("rows as <site>|<earliest year with all six groups>", ["site", "first_year"])
+    (('site',), ('earliest year with all six groups',))
+    >>> _template_spellings("rows as <site>", ["site", "first_year"])
+    ((), ())
+    """
+    cells = template_cells(output_format) or []
+    flat = [name for cell in cells for name in cell]
+    if len(flat) != len(columns):
+        return tuple(() for _ in columns)
+    return tuple((name,) if normalize_name(name) else () for name in flat)
+
+
+def _names_columns(first, columns, spellings) -> bool:
+    """The reference's first record is a header: more than half of its cells (at least two with two
+    columns or more) name distinct columns, spelled as the schema or the task's template up to case,
+    spaces, ``_`` and punctuation (``Inorganics start`` for ``Inorganics_start``)."""
     names = _named_cells(first)
     if names is None:
         return False
-    if cardinality is not None and n_records == cardinality + 1:
+    known: dict[str, int] = {}
+    for j, column in enumerate(columns):
+        known.setdefault(normalize_name(column), j)
+    for j, spelled in enumerate(spellings):
+        for name in spelled:
+            known.setdefault(normalize_name(name), j)
+    found = {known[n] for n in map(normalize_name, names) if n in known}
+    return 2 * len(found) > len(names) and len(found) >= min(2, len(columns))
+
+
+def _fits(reference: str, separator: str | None, width: int) -> bool:
+    """Every record of the reference has ``width`` cells, read plainly or, for records on one line
+    whose cells may hold the separator, by the line's count of cells (``r * width - (r - 1)``).
+
+    Examples
+    --------
+    >>> _fits("a|x, y|1,b|z|2", ",", 3), _fits("a|x|1|q,b|z|2", ",", 3)
+    (True, False)
+    """
+    records = [r for r in _records_of(reference, separator) if "|" in r]
+    widths = {len(_pipe_cells(r)) for r in records}
+    if not records or widths == {width}:
         return True
-    normal = [normalize_name(c) for c in columns]
-    return sum(normalize_name(n) in normal for n in names) * 2 > len(names)
+    lines = reference.strip().splitlines()
+    if separator is None or width < 2 or len(lines) != 1:
+        return False
+    cells = len(_pipe_cells(lines[0]))
+    return cells > width and (cells - 1) % (width - 1) == 0
