@@ -45,14 +45,19 @@ def _scoring_options(p: argparse.ArgumentParser, *, required: bool = True) -> No
                         "tasks of its language (data_en/ or data_zh/ of the task folder or dataset)")
 
 
-def _workers(value: str) -> int:
+def _positive(value: str, what: str = "") -> int:
+    """A whole number >= 1 from the command line (``what`` names it in the error)."""
     try:
         number = int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of worker processes >= 1; found {value!r}") from None
+        number = 0
     if number < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of worker processes >= 1; found {value!r}")
+        raise argparse.ArgumentTypeError(f"expected a whole number{what} >= 1; found {value!r}")
     return number
+
+
+def _workers(value: str) -> int:
+    return _positive(value, " of worker processes")
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
@@ -222,16 +227,6 @@ def _level(value: str) -> float:
     if not 0 < level < 1:
         raise argparse.ArgumentTypeError(f"expected a level between 0 and 1 (e.g. 0.95); found {value!r}")
     return level
-
-
-def _positive(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1; found {value!r}") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1; found {value!r}")
-    return number
 
 
 def _add_audit_commands(sub) -> None:
