@@ -375,6 +375,34 @@ def test_the_index_applies_the_same_policy_and_systems_as_the_pages(fixture, tmp
     assert provenance["analysis"]["failure_policy"] == "exclude"
 
 
+def test_the_index_shares_page_01s_intervals_and_they_equal_computing_them_again(pristine):
+    from sgr_kit.pipeline import load_inputs
+    from sgr_kit.report.index import headline_table
+
+    analysis = json.loads((pristine / "provenance.json").read_text())["analysis"]
+    inputs = load_inputs(scores=pristine / "scores.csv")
+    fresh = headline_table(inputs, failure_policy=analysis["failure_policy"], n_boot=analysis["n_boot"],
+                           seed=analysis["seed"], systems=analysis["systems"], alpha=analysis["alpha"])
+    assert fresh.to_csv(index=False) == (pristine / "tables" / "headline.csv").read_text(encoding="utf-8")
+    main_table = pd.read_csv(pristine / "tables" / "main_table.csv")
+    with pytest.raises(SgrKitError, match="main table's systems are not the scores' systems"):
+        headline_table(inputs, main_table=main_table[main_table["system"] != main_table["system"].iloc[0]])
+
+
+def test_no_kernel_outlives_a_build(built):
+    import psutil
+
+    folder = str(built[0].folder.parent)
+    left = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            if "ipykernel_launcher" in " ".join(proc.info["cmdline"] or ()) and proc.cwd().startswith(folder):
+                left.append(proc)
+        except psutil.Error:
+            continue
+    assert not left, f"kernels of the build still run: {left}"
+
+
 def test_a_report_names_only_files_inside_it_and_a_saved_notebook_runs_again_elsewhere(pristine, tmp_path):
     for path in pristine.rglob("*"):
         if path.is_file() and path.suffix in (".ipynb", ".html", ".json", ".txt"):

@@ -181,14 +181,11 @@ def export_html(executed: str | os.PathLike, html: str | os.PathLike, *, long_na
     cell's traceback keeps its colours. Each of ``long_names`` (names from data longer than
     :data:`sgr_kit.text.NAME_WIDTH`) is shown cut with an ellipsis wherever a cell printed it.
     """
-    import nbformat
-    from nbconvert import HTMLExporter
-
-    exporter = HTMLExporter(template_name="sgr_offline", extra_template_basedirs=[str(templates_dir())])
-    exporter.exclude_input = True
-    exporter.exclude_input_prompt = True
-    exporter.exclude_output_prompt = True
     import html as markup
+
+    import nbformat
+
+    exporter = _exporter()
 
     cuts = []
     for name in sorted(set(long_names), key=len, reverse=True):
@@ -213,6 +210,22 @@ def export_html(executed: str | os.PathLike, html: str | os.PathLike, *, long_na
                         data[kind] = shown(data[kind])
     body, _ = exporter.from_notebook_node(nb)
     return write_text(body, html, force=True)
+
+
+_EXPORTER: list = []
+
+
+def _exporter():
+    """The HTML exporter, built once per process (loading its templates costs more than a page's export)."""
+    if not _EXPORTER:
+        from nbconvert import HTMLExporter
+
+        exporter = HTMLExporter(template_name="sgr_offline", extra_template_basedirs=[str(templates_dir())])
+        exporter.exclude_input = True
+        exporter.exclude_input_prompt = True
+        exporter.exclude_output_prompt = True
+        _EXPORTER.append(exporter)
+    return _EXPORTER[0]
 
 
 @dataclass(frozen=True)
@@ -245,30 +258,105 @@ class ReportResult:
         return [run for run in self.notebooks if not run.ok]
 
 
-def _quiet_worker() -> None:
-    """Worker start-up: the kernels' own start-up chatter (they inherit stderr) goes nowhere.
+#: What a report kernel imports before its notebook arrives (what the pages' first cells import).
+WARM_IMPORTS = ("sgr_kit.report.notebook", "sgr_kit.breakdowns", "sgr_kit.stats", "sgr_kit.figures",
+                "matplotlib.pyplot", "IPython.display")
 
-    Ctrl-C reaches the whole process group; a worker ignores it, so that the build (the parent)
-    stops each worker together with its kernels before it removes the build folder.
+#: In a worker process: the kernel started ahead for its next notebook (at most one).
+_SPARE: list = []
+
+
+def _start_worker(folder: str) -> None:
+    """Worker start-up: quiet, a kernel started (and warmed) for the first notebook, papermill and nbconvert loaded.
+
+    The kernels' own start-up chatter (they inherit stderr) goes nowhere. Ctrl-C reaches the
+    whole process group; a worker ignores it, so that the build (the parent) stops each worker
+    together with its kernels before it removes the build folder. The kernel's imports run
+    while the parent is still scoring and the worker loads papermill and the HTML exporter.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 2)
     os.close(devnull)
+    from multiprocessing.util import Finalize
+
+    Finalize(None, _stop_spare, exitpriority=10)
+    try:  # a worker whose start-up failed would be restarted forever: a kernel that cannot start fails its notebook
+        _SPARE.append(_start_kernel(folder))
+        import papermill  # noqa: F401  (about 2 s of imports, paid once per worker, not in its first notebook)
+
+        _exporter()
+    except Exception:
+        pass
 
 
-def _execute(job: tuple[str, str, str, dict, tuple[str, ...]]) -> NotebookRun:
-    """Run one notebook and export its page (in a worker process)."""
-    source, name, folder, parameters, long_names = job
+def _start_kernel(folder: str) -> tuple:
+    """Start a python3 kernel in ``folder`` and send it :data:`WARM_IMPORTS` (not waiting for it).
+
+    The imports run silently (no execution count, no output in any notebook); the notebook's
+    first request waits behind them in the kernel's queue.
+    """
+    from jupyter_client.manager import AsyncKernelManager
+    from jupyter_core.utils import run_sync
+
+    km = AsyncKernelManager(kernel_name="python3")
+    run_sync(km.start_kernel)(cwd=folder)
+    kc = km.client()
+    kc.start_channels(iopub=False, stdin=False, hb=False, control=False)
+    code = f"[__import__('importlib').import_module(m) for m in {WARM_IMPORTS!r}]"
+    kc.execute(code, silent=True, store_history=False)
+    return km, kc
+
+
+def _stop_kernel(kernel: tuple) -> None:
+    from jupyter_core.utils import run_sync
+
+    km, kc = kernel
+    try:
+        kc.stop_channels()
+        if run_sync(km.is_alive)():
+            run_sync(km.shutdown_kernel)(now=True)
+    except Exception:  # a kernel already gone
+        pass
+
+
+def _stop_spare() -> None:
+    while _SPARE:
+        _stop_kernel(_SPARE.pop())
+
+
+def _execute(job: tuple[str, str, str, dict, tuple[str, ...], bool]) -> NotebookRun:
+    """Run one notebook and export its page (in a worker process).
+
+    The notebook runs in the kernel started ahead for it; when ``ahead`` (this worker is likely
+    to get another notebook), the next one's kernel starts while this one runs. Each kernel
+    runs exactly one notebook and is stopped right after it (no state passes between pages).
+    """
+    import papermill
+
+    source, name, folder, parameters, long_names, ahead = job
     start = time.perf_counter()
     executed = Path(folder) / f"{name}.ipynb"
     error = ""
+    kernel = _SPARE.pop() if _SPARE else None
+    if ahead:
+        try:
+            _SPARE.append(_start_kernel(folder))
+        except Exception:  # not started ahead: the next notebook starts its own
+            pass
     try:
-        run_notebook(source, executed, parameters=parameters, cwd=folder)
-    except SgrKitError as exc:
-        error = str(exc)
+        if kernel is None:
+            kernel = _start_kernel(folder)
+        papermill.execute_notebook(source, str(executed), parameters=parameters, kernel_name="python3", cwd=folder,
+                                   progress_bar=False, log_output=False, km=kernel[0])
+    except papermill.PapermillExecutionError as exc:
+        error = (f"notebook {Path(source).name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
+                 f"(the executed copy with the failing cell is {executed.name})")
     except Exception as exc:  # a kernel that dies or cannot start is a failed notebook, not a crashed build
         error = f"notebook {name} could not run: {type(exc).__name__}: {exc}"
+    finally:
+        if kernel is not None:
+            _stop_kernel(kernel)
     if executed.is_file():
         _relative_metadata(executed, source)
         export_html(executed, Path(folder) / f"{name}.html", long_names=long_names)
@@ -583,7 +671,12 @@ def build_report(
     except OSError as exc:
         raise SgrKitError(f"report folder {out_dir}: cannot write in {out.parent} ({exc.strerror})") from None
     restore = _interrupt_on_sigterm()
+    pool = None
     try:
+        previous_seconds = {str(n.get("name")): n["seconds"] for n in (read_provenance(out) or {}).get("notebooks", [])
+                            if isinstance(n, dict) and isinstance(n.get("seconds"), (int, float))}
+        if plan.sources:
+            pool = _Workers(min(workers, len(plan.sources)), building)
         inputs = (_input_records("tasks", tasks) + _input_records("runs", runs)
                   + _input_records("rules", [rules] if rules else []) + _input_records("pairing", [pairing] if pairing else [])
                   + _input_records("audit", [audit_labels] if audit_labels else [])
@@ -631,13 +724,15 @@ def build_report(
 
         names = [*loaded.scores["system"].astype(str).unique(), *loaded.scores["task_id"].astype(str).unique()]
         long_names = [n for n in names if len(n) > NAME_WIDTH]
-        runs_done = _run_all(plan.jobs(building, long_names=long_names), workers, say)
+        jobs = _slowest_first(plan.jobs(building, long_names=long_names), previous_seconds)
+        runs_done = pool.run(jobs, say) if pool is not None else []
         order = [*NOTEBOOKS, *(s.stem for s in plan.sources if s.stem not in NOTEBOOKS)]
         runs_done = sorted(kept + runs_done, key=lambda r: (order.index(r.name) if r.name in order else len(order),
                                                             r.name))
         write_index(building, loaded, runs_done, failure_policy=analysis["failure_policy"],
                     n_boot=analysis["n_boot"], seed=analysis["seed"], systems=analysis["systems"],
-                    alpha=analysis["alpha"], key_figures=KEY_FIGURES)
+                    alpha=analysis["alpha"], key_figures=KEY_FIGURES,
+                    main_table=_main_table(building, runs_done, shown))
         provenance = {
             "report": REPORT_KIND,
             "sgr_kit": __version__, "python": sys.version.split()[0], "platform": platform.platform(),
@@ -657,12 +752,38 @@ def build_report(
         write_text(json.dumps(provenance, indent=2, default=str) + "\n", building / "provenance.json", force=True)
         install_report(building, out)
     except BaseException:
+        if pool is not None:
+            pool.stop()
         remove_folder(building)
         raise
     finally:
         restore()
     files = sorted(p for p in out.rglob("*") if p.is_file())
     return ReportResult(out, files, runs_done, previous is not None, loaded.synthetic)
+
+
+def _main_table(folder: Path, runs: Sequence[NotebookRun], scores: pd.DataFrame) -> pd.DataFrame | None:
+    """The main-table page's saved table when that page built with this build's scores and parameters, else None.
+
+    The index shares its per-system means and intervals instead of bootstrapping them again
+    (read back exactly: floats round-trip, names as text).
+    """
+    if not any(run.name == "01_main_table" and run.ok for run in runs):
+        return None
+    try:
+        table = pd.read_csv(folder / "tables" / "main_table.csv", engine="python",
+                            dtype={"system": str, "variant": str}, keep_default_na=False, na_values=[""])
+    except (OSError, ValueError):
+        return None
+    from ..schema import METRICS
+
+    needed = {"system", "variant", "n_tasks", "n_failed",
+              *(f"{pre}{m}{post}" for m in METRICS for pre, post in (("", ""), ("", "_ci_low"), ("", "_ci_high"),
+                                                                     ("paper_", "")))}
+    if not needed <= set(table.columns) or sorted(table.loc[table["variant"] == "overall", "system"]) != sorted(
+            map(str, scores["system"].unique())):
+        return None
+    return table
 
 
 def _subset(scores: pd.DataFrame, systems: list[str] | None) -> pd.DataFrame:
@@ -711,30 +832,42 @@ def _stop_workers(workers: list) -> None:
     psutil.wait_procs(procs, timeout=10)
 
 
-def _run_all(jobs: list[tuple], workers: int, say: Callable[[str], None]) -> list[NotebookRun]:
-    """Run the notebooks, ``workers`` at a time, reporting each as it ends."""
-    done: list[NotebookRun] = []
-    if not jobs:
+class _Workers:
+    """The notebooks' worker processes, started as the build starts so that their start-up overlaps the scoring.
+
+    Each worker loads papermill and the HTML exporter once and keeps one kernel started ahead
+    (:func:`_start_worker`). :meth:`stop` stops the workers and every kernel they started.
+    """
+
+    def __init__(self, n: int, folder: Path) -> None:
+        import multiprocessing
+
+        self.n = n
+        self.before = set(multiprocessing.active_children())
+        self.pool = multiprocessing.get_context("spawn").Pool(n, initializer=_start_worker, initargs=(str(folder),))
+        self.mine = [p for p in multiprocessing.active_children() if p not in self.before]
+
+    def run(self, jobs: list[tuple], say: Callable[[str], None]) -> list[NotebookRun]:
+        """Run the notebooks, slowest first (``jobs`` in that order), reporting each as it ends."""
+        done: list[NotebookRun] = []
+        ahead = [(*job, i + self.n < len(jobs)) for i, job in enumerate(jobs)]
+        for run in self.pool.imap_unordered(_execute, ahead):
+            done.append(run)
+            status = "ok" if run.ok else f"FAILED: {run.error}"
+            say(f"{run.name:<28} {run.seconds:6.1f} s  {status}")
+        self.pool.close()
+        self.pool.join()
         return done
 
-    def report(run: NotebookRun) -> None:
-        done.append(run)
-        status = "ok" if run.ok else f"FAILED: {run.error}"
-        say(f"{run.name:<28} {run.seconds:6.1f} s  {status}")
+    def stop(self) -> None:
+        import multiprocessing
 
-    import multiprocessing
+        _stop_workers(self.mine + [p for p in multiprocessing.active_children()
+                                   if p not in self.before and p not in self.mine])
+        self.pool.terminate()
+        self.pool.join()
 
-    before = set(multiprocessing.active_children())
-    pool = multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)), initializer=_quiet_worker)
-    mine = [p for p in multiprocessing.active_children() if p not in before]
-    try:
-        for run in pool.imap_unordered(_execute, jobs):
-            report(run)
-        pool.close()
-    except BaseException:
-        _stop_workers(mine + [p for p in multiprocessing.active_children() if p not in before and p not in mine])
-        pool.terminate()
-        pool.join()
-        raise
-    pool.join()
-    return done
+
+def _slowest_first(jobs: list[tuple], seconds: Mapping[str, float]) -> list[tuple]:
+    """Jobs in longest-processing-time order: by the previous build's time of each notebook, unknown ones first."""
+    return sorted(jobs, key=lambda job: -seconds.get(job[1], float("inf")))

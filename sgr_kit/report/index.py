@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ..errors import SgrKitError
 from ..output import write_text
 from ..pipeline import Inputs
 from ..schema import METRIC_LABELS, METRICS, PAPER_TASKS, SYNTHETIC_NOTE
@@ -37,11 +38,15 @@ figure img { max-width: 100%; border: 1px solid #ddd; } figcaption { font-size: 
 
 
 def headline_table(inputs: Inputs, *, failure_policy: str = "zero", n_boot: int = 10_000, seed: int = 0,
-                   systems: Sequence[str] | None = None, alpha: float = 0.05) -> pd.DataFrame:
+                   systems: Sequence[str] | None = None, alpha: float = 0.05,
+                   main_table: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per-system overall means with ``1 - alpha`` bootstrap intervals, beside the paper's Table 3.
 
     ``failure_policy``, ``n_boot``, ``seed``, ``systems`` (a subset) and ``alpha`` are the report's
-    analysis parameters, the same as every page's.
+    analysis parameters, the same as every page's. ``main_table``: the main-table page's saved
+    table (``tables/main_table.csv``, built with the same parameters), whose ``overall`` rows
+    then give the means and intervals instead of bootstrapping them again; it must hold the
+    same systems as the (subset) scores, or :class:`~sgr_kit.errors.SgrKitError` says so.
 
     Returns
     -------
@@ -55,14 +60,21 @@ def headline_table(inputs: Inputs, *, failure_policy: str = "zero", n_boot: int 
     from .summary import summary_table
 
     scores = inputs.scores if systems is None else inputs.scores[inputs.scores["system"].isin(list(systems))]
-    table = summary_table(scores, failure_policy=failure_policy)
-    table = table[table["variant"] == "overall"].drop(columns=["variant", "n_failed"])
-    boot = bootstrap_means(scores, failure_policy=failure_policy, n_boot=n_boot, seed=seed, ci=1 - alpha)
-    boot = boot[boot["variant"] == "overall"]
-    for metric in METRICS:
-        bounds = boot[boot["metric"] == metric].set_index("system")[["ci_low", "ci_high"]]
-        table[f"{metric}_ci_low"] = table["system"].map(bounds["ci_low"])
-        table[f"{metric}_ci_high"] = table["system"].map(bounds["ci_high"])
+    if main_table is not None:
+        table = main_table[main_table["variant"] == "overall"].drop(columns=["variant", "n_failed"])
+        if sorted(map(str, table["system"])) != sorted(map(str, scores["system"].unique())):
+            raise SgrKitError("headline table: the main table's systems are not the scores' systems "
+                              "(it was built from other scores or another subset)")
+        table = table.reset_index(drop=True)
+    else:
+        table = summary_table(scores, failure_policy=failure_policy)
+        table = table[table["variant"] == "overall"].drop(columns=["variant", "n_failed"])
+        boot = bootstrap_means(scores, failure_policy=failure_policy, n_boot=n_boot, seed=seed, ci=1 - alpha)
+        boot = boot[boot["variant"] == "overall"]
+        for metric in METRICS:
+            bounds = boot[boot["metric"] == metric].set_index("system")[["ci_low", "ci_high"]]
+            table[f"{metric}_ci_low"] = table["system"].map(bounds["ci_low"])
+            table[f"{metric}_ci_high"] = table["system"].map(bounds["ci_high"])
     table["complete"] = table["n_tasks"] >= PAPER_TASKS
     for metric in METRICS:
         table[f"diff_{metric}"] = np.where(table["complete"], table[metric] - table[f"paper_{metric}"], np.nan)
@@ -115,18 +127,21 @@ def write_index(
     systems: Sequence[str] | None = None,
     alpha: float = 0.05,
     key_figures: Sequence[tuple[str, str]] = (),
+    main_table: pd.DataFrame | None = None,
 ) -> Path:
     """Write ``folder/index.html`` and the headline table as ``tables/headline.csv``.
 
     The analysis parameters (``failure_policy``, ``n_boot``, ``seed``, ``systems``, ``alpha``) are
     the ones every page of the report used, so the front page never contradicts its pages.
+    ``main_table``: the main-table page's saved table, shared instead of computed again
+    (see :func:`headline_table`).
     """
     from ..output import write_table
     from .notebook import latex_table
 
     e = html.escape
     table = headline_table(inputs, failure_policy=failure_policy, n_boot=n_boot, seed=seed, systems=systems,
-                           alpha=alpha)
+                           alpha=alpha, main_table=main_table)
     level = f"{100 * (1 - alpha):g}%"
     scores = inputs.scores if systems is None else inputs.scores[inputs.scores["system"].isin(list(systems))]
     write_table(table, folder / "tables" / "headline.csv", force=True)
