@@ -258,16 +258,13 @@ class ReportResult:
         return [run for run in self.notebooks if not run.ok]
 
 
-#: What a report kernel imports before its notebook arrives (what the pages' first cells import).
-WARM_IMPORTS = ("sgr_kit.report.notebook", "sgr_kit.breakdowns", "sgr_kit.stats", "sgr_kit.figures",
-                "matplotlib.pyplot", "IPython.display")
-
-#: In a worker process: the kernel started ahead for its next notebook (at most one).
-_SPARE: list = []
+#: In a worker process: the kernel kept for the worker's next page (at most one), and its sockets' folder.
+_KERNEL: list = []
+_SOCKETS: list = []
 
 
-def _start_worker(folder: str) -> None:
-    """Worker start-up: quiet, a kernel started (and warmed) for the first notebook, papermill and nbconvert loaded.
+def _start_worker(folder: str, sockets: str) -> None:
+    """Worker start-up: quiet, a kernel started (and warmed) for its pages, papermill and nbconvert loaded.
 
     The kernels' own start-up chatter (they inherit stderr) goes nowhere. Ctrl-C reaches the
     whole process group; a worker ignores it, so that the build (the parent) stops each worker
@@ -280,9 +277,12 @@ def _start_worker(folder: str) -> None:
     os.close(devnull)
     from multiprocessing.util import Finalize
 
-    Finalize(None, _stop_spare, exitpriority=10)
+    Finalize(None, _stop_kernel, exitpriority=10)
+    _SOCKETS.append(sockets)
     try:  # a worker whose start-up failed would be restarted forever: a kernel that cannot start fails its notebook
-        _SPARE.append(_start_kernel(folder))
+        from .kernels import PageKernel
+
+        _KERNEL.append(PageKernel(folder, sockets))
         import papermill  # noqa: F401  (about 2 s of imports, paid once per worker, not in its first notebook)
 
         _exporter()
@@ -290,65 +290,51 @@ def _start_worker(folder: str) -> None:
         pass
 
 
-def _start_kernel(folder: str) -> tuple:
-    """Start a python3 kernel in ``folder`` and send it :data:`WARM_IMPORTS` (not waiting for it).
+def _stop_kernel() -> None:
+    while _KERNEL:
+        _KERNEL.pop().stop()
 
-    The imports run silently (no execution count, no output in any notebook); the notebook's
-    first request waits behind them in the kernel's queue.
+
+def _page_kernel(folder: str, own: bool):
+    """The kernel for the next page: the worker's kept kernel made fresh, else a new one.
+
+    A notebook that is not one of the report's own (``own`` false) always gets a new kernel.
     """
-    from jupyter_client.manager import AsyncKernelManager
-    from jupyter_core.utils import run_sync
+    from .kernels import PageKernel
 
-    km = AsyncKernelManager(kernel_name="python3")
-    run_sync(km.start_kernel)(cwd=folder)
-    kc = km.client()
-    kc.start_channels(iopub=False, stdin=False, hb=False, control=False)
-    code = f"[__import__('importlib').import_module(m) for m in {WARM_IMPORTS!r}]"
-    kc.execute(code, silent=True, store_history=False)
-    return km, kc
-
-
-def _stop_kernel(kernel: tuple) -> None:
-    from jupyter_core.utils import run_sync
-
-    km, kc = kernel
-    try:
-        kc.stop_channels()
-        if run_sync(km.is_alive)():
-            run_sync(km.shutdown_kernel)(now=True)
-    except Exception:  # a kernel already gone
-        pass
+    if own and _KERNEL:
+        kernel = _KERNEL.pop()
+        try:
+            if kernel.alive():
+                kernel.fresh()
+                return kernel
+        except Exception:  # not restored in time, or gone: replaced below
+            pass
+        kernel.stop()
+    else:
+        _stop_kernel()
+    return PageKernel(folder, _SOCKETS[0] if _SOCKETS else tempfile.gettempdir())
 
 
-def _stop_spare() -> None:
-    while _SPARE:
-        _stop_kernel(_SPARE.pop())
-
-
-def _execute(job: tuple[str, str, str, dict, tuple[str, ...], bool]) -> NotebookRun:
+def _execute(job: tuple[str, str, str, dict, tuple[str, ...]]) -> NotebookRun:
     """Run one notebook and export its page (in a worker process).
 
-    The notebook runs in the kernel started ahead for it; when ``ahead`` (this worker is likely
-    to get another notebook), the next one's kernel starts while this one runs. Each kernel
-    runs exactly one notebook and is stopped right after it (no state passes between pages).
+    The report's own pages share the worker's kernel, made as fresh as a new kernel before
+    each (:mod:`sgr_kit.report.kernels`); it is kept for the next page only when this one
+    succeeded. Any other notebook runs in a kernel of its own.
     """
     import papermill
 
-    source, name, folder, parameters, long_names, ahead = job
+    source, name, folder, parameters, long_names = job
+    own = Path(source).parent == notebooks_dir()
     start = time.perf_counter()
     executed = Path(folder) / f"{name}.ipynb"
     error = ""
-    kernel = _SPARE.pop() if _SPARE else None
-    if ahead:
-        try:
-            _SPARE.append(_start_kernel(folder))
-        except Exception:  # not started ahead: the next notebook starts its own
-            pass
+    kernel = None
     try:
-        if kernel is None:
-            kernel = _start_kernel(folder)
+        kernel = _page_kernel(folder, own)
         papermill.execute_notebook(source, str(executed), parameters=parameters, kernel_name="python3", cwd=folder,
-                                   progress_bar=False, log_output=False, km=kernel[0])
+                                   progress_bar=False, log_output=False, km=kernel.km)
     except papermill.PapermillExecutionError as exc:
         error = (f"notebook {Path(source).name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
                  f"(the executed copy with the failing cell is {executed.name})")
@@ -356,7 +342,10 @@ def _execute(job: tuple[str, str, str, dict, tuple[str, ...], bool]) -> Notebook
         error = f"notebook {name} could not run: {type(exc).__name__}: {exc}"
     finally:
         if kernel is not None:
-            _stop_kernel(kernel)
+            if own and not error:
+                _KERNEL.append(kernel)
+            else:
+                kernel.stop()
     if executed.is_file():
         _relative_metadata(executed, source)
         export_html(executed, Path(folder) / f"{name}.html", long_names=long_names)
@@ -835,28 +824,33 @@ def _stop_workers(workers: list) -> None:
 class _Workers:
     """The notebooks' worker processes, started as the build starts so that their start-up overlaps the scoring.
 
-    Each worker loads papermill and the HTML exporter once and keeps one kernel started ahead
-    (:func:`_start_worker`). :meth:`stop` stops the workers and every kernel they started.
+    Each worker loads papermill and the HTML exporter once and starts the kernel its pages
+    share (:func:`_start_worker`, :mod:`sgr_kit.report.kernels`). :meth:`stop` stops the
+    workers and every kernel they started.
     """
 
     def __init__(self, n: int, folder: Path) -> None:
         import multiprocessing
 
+        from .kernels import socket_folder
+
         self.n = n
+        self.sockets = socket_folder()
         self.before = set(multiprocessing.active_children())
-        self.pool = multiprocessing.get_context("spawn").Pool(n, initializer=_start_worker, initargs=(str(folder),))
+        self.pool = multiprocessing.get_context("spawn").Pool(n, initializer=_start_worker,
+                                                              initargs=(str(folder), self.sockets))
         self.mine = [p for p in multiprocessing.active_children() if p not in self.before]
 
     def run(self, jobs: list[tuple], say: Callable[[str], None]) -> list[NotebookRun]:
         """Run the notebooks, slowest first (``jobs`` in that order), reporting each as it ends."""
         done: list[NotebookRun] = []
-        ahead = [(*job, i + self.n < len(jobs)) for i, job in enumerate(jobs)]
-        for run in self.pool.imap_unordered(_execute, ahead):
+        for run in self.pool.imap_unordered(_execute, jobs):
             done.append(run)
             status = "ok" if run.ok else f"FAILED: {run.error}"
             say(f"{run.name:<28} {run.seconds:6.1f} s  {status}")
         self.pool.close()
         self.pool.join()
+        shutil.rmtree(self.sockets, ignore_errors=True)
         return done
 
     def stop(self) -> None:
@@ -866,6 +860,7 @@ class _Workers:
                                    if p not in self.before and p not in self.mine])
         self.pool.terminate()
         self.pool.join()
+        shutil.rmtree(self.sockets, ignore_errors=True)
 
 
 def _slowest_first(jobs: list[tuple], seconds: Mapping[str, float]) -> list[tuple]:
