@@ -119,9 +119,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from .report.build import NOTEBOOKS, build_report
+    from .report.build import NOTEBOOKS, build_report, skip_iri_grammar
     from .report.parameters import parse_parameter
 
+    skip_iri_grammar()
     parameters = {name: parse_parameter(name, value) for name, value in args.parameter or []}
     notebooks = [n.strip() for n in args.notebooks.split(",") if n.strip()] if args.notebooks else list(NOTEBOOKS)
     log = None if args.quiet else (lambda line: _print(line, file=sys.stderr, flush=True))

@@ -85,6 +85,22 @@ LIBRARIES = ("pandas", "numpy", "scipy", "matplotlib", "seaborn", "pyarrow", "pa
              "nbformat", "nbclient", "ipykernel", "pyyaml")
 
 
+def skip_iri_grammar() -> None:
+    """Keep jsonschema from compiling its IRI grammar in this process (about 1.2 s of processor time).
+
+    papermill and nbconvert import nbformat, which imports jsonschema, whose format checker
+    imports ``rfc3987_syntax`` when it is installed (it is, through ``jsonschema[format-nongpl]``);
+    that package builds some 35 Earley parsers as it is imported (python-jsonschema/jsonschema
+    issue 1428). No notebook schema uses the ``iri`` formats, so the processes sgr-kit owns
+    (the ``sgr-kit report`` command and its workers, never a user's kernel) mark the module as
+    absent before their first import of nbformat; jsonschema then leaves the ``iri`` formats
+    unchecked, as it does wherever the package is not installed. Once jsonschema's format
+    checker is imported this does nothing.
+    """
+    if "jsonschema._format" not in sys.modules:
+        sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  (None: "import fails")
+
+
 def notebook_parameters(notebook: str | os.PathLike) -> dict[str, Any]:
     """Names and defaults of the notebook's ``parameters`` cell (via papermill)."""
     import papermill
@@ -258,12 +274,11 @@ class ReportResult:
         return [run for run in self.notebooks if not run.ok]
 
 
-#: In a worker process: the kernel kept for the worker's next page (at most one), and its sockets' folder.
+#: In a worker process: the kernel kept for the worker's next page (at most one).
 _KERNEL: list = []
-_SOCKETS: list = []
 
 
-def _start_worker(folder: str, sockets: str) -> None:
+def _start_worker(folder: str) -> None:
     """Worker start-up: quiet, a kernel started (and warmed) for its pages, papermill and nbconvert loaded.
 
     The kernels' own start-up chatter (they inherit stderr) goes nowhere. Ctrl-C reaches the
@@ -272,17 +287,17 @@ def _start_worker(folder: str, sockets: str) -> None:
     while the parent is still scoring and the worker loads papermill and the HTML exporter.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    skip_iri_grammar()
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 2)
     os.close(devnull)
     from multiprocessing.util import Finalize
 
     Finalize(None, _stop_kernel, exitpriority=10)
-    _SOCKETS.append(sockets)
     try:  # a worker whose start-up failed would be restarted forever: a kernel that cannot start fails its notebook
         from .kernels import PageKernel
 
-        _KERNEL.append(PageKernel(folder, sockets))
+        _KERNEL.append(PageKernel(folder))
         import papermill  # noqa: F401  (about 2 s of imports, paid once per worker, not in its first notebook)
 
         _exporter()
@@ -313,7 +328,9 @@ def _page_kernel(folder: str, own: bool):
         kernel.stop()
     else:
         _stop_kernel()
-    return PageKernel(folder, _SOCKETS[0] if _SOCKETS else tempfile.gettempdir())
+    kernel = PageKernel(folder, warm=own)
+    kernel.ready()
+    return kernel
 
 
 def _execute(job: tuple[str, str, str, dict, tuple[str, ...]]) -> NotebookRun:
@@ -832,13 +849,10 @@ class _Workers:
     def __init__(self, n: int, folder: Path) -> None:
         import multiprocessing
 
-        from .kernels import socket_folder
-
         self.n = n
-        self.sockets = socket_folder()
         self.before = set(multiprocessing.active_children())
         self.pool = multiprocessing.get_context("spawn").Pool(n, initializer=_start_worker,
-                                                              initargs=(str(folder), self.sockets))
+                                                              initargs=(str(folder),))
         self.mine = [p for p in multiprocessing.active_children() if p not in self.before]
 
     def run(self, jobs: list[tuple], say: Callable[[str], None]) -> list[NotebookRun]:
@@ -850,7 +864,6 @@ class _Workers:
             say(f"{run.name:<28} {run.seconds:6.1f} s  {status}")
         self.pool.close()
         self.pool.join()
-        shutil.rmtree(self.sockets, ignore_errors=True)
         return done
 
     def stop(self) -> None:
@@ -860,7 +873,6 @@ class _Workers:
                                    if p not in self.before and p not in self.mine])
         self.pool.terminate()
         self.pool.join()
-        shutil.rmtree(self.sockets, ignore_errors=True)
 
 
 def _slowest_first(jobs: list[tuple], seconds: Mapping[str, float]) -> list[tuple]:

@@ -20,14 +20,12 @@ its own. A notebook that is not one of the report's own (a user's ``--notebooks 
 in a kernel of its own, started for it and stopped after it, as does a page after a page
 that failed (the kernel might be left in any state).
 
-Kernels talk to their worker over Unix sockets in a private folder (``ipc`` transport), so
-two workers starting kernels at the same moment can never pick the same TCP port.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -94,40 +92,59 @@ _RESTORE = "__import__('sgr_kit.report.kernels', fromlist=['restore']).restore(g
 
 
 class PageKernel:
-    """A python3 kernel started in ``folder`` with :data:`WARM_IMPORTS` sent to it (not waited for).
+    """A python3 kernel started in ``folder``, with :data:`WARM_IMPORTS` sent to it (unless ``warm`` is false).
 
-    ``sockets`` is a private folder for its Unix sockets (``ipc`` transport); when that path
-    would be too long for a socket, TCP on the loopback is used. ``km`` is the kernel manager
-    to hand to papermill (which then leaves the kernel running after the notebook).
+    ``km`` is the kernel manager to hand to papermill (which then leaves the kernel running
+    after the notebook). The worker's own requests (the imports, :meth:`fresh`) go through a
+    short-lived blocking client of their own, each with a deadline: a kernel that does not
+    answer in time is reported, never waited on forever.
     """
 
-    def __init__(self, folder: str | os.PathLike, sockets: str | os.PathLike) -> None:
+    def __init__(self, folder: str | os.PathLike, *, warm: bool = True) -> None:
         from jupyter_client.manager import AsyncKernelManager
         from jupyter_core.utils import run_sync
 
-        prefix = Path(sockets) / f"k{os.getpid()}-{id(self)}"
-        ipc = len(str(prefix)) < 90  # AF_UNIX paths hold about 107 bytes; the port number is appended
-        self.km = (AsyncKernelManager(kernel_name="python3", transport="ipc", ip=str(prefix)) if ipc
-                   else AsyncKernelManager(kernel_name="python3"))
+        self.km = AsyncKernelManager(kernel_name="python3")
         run_sync(self.km.start_kernel)(cwd=str(folder))
-        self.kc = self.km.client()
-        self.kc.start_channels(iopub=False, stdin=False, hb=False, control=False)
         self.pages = 0
-        self._send(_WARM, wait=False)
+        self._pending = self._send(_WARM) if warm else None
 
-    def _send(self, code: str, *, wait: bool, timeout: float = RESTORE_TIMEOUT) -> None:
-        from jupyter_core.utils import run_sync
+    def _send(self, code: str) -> tuple[Any, str]:
+        from jupyter_client.blocking import BlockingKernelClient
 
-        msg_id = self.kc.execute(code, silent=True, store_history=False)
-        if not wait:
-            return
-        while True:
-            reply = run_sync(self.kc.get_shell_msg)(timeout=timeout)
-            if reply.get("parent_header", {}).get("msg_id") == msg_id:
-                break
+        client = BlockingKernelClient()
+        client.load_connection_info(self.km.get_connection_info())
+        client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
+        return client, client.execute(code, silent=True, store_history=False)
+
+    @staticmethod
+    def _wait(request: tuple[Any, str], timeout: float, what: str) -> None:
+        import queue
+
+        client, msg_id = request
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"the kernel did not finish {what} in {timeout:.0f} s")
+                try:
+                    reply = client.get_shell_msg(timeout=left)
+                except queue.Empty:
+                    raise TimeoutError(f"the kernel did not finish {what} in {timeout:.0f} s") from None
+                if reply.get("parent_header", {}).get("msg_id") == msg_id:
+                    break
+        finally:
+            client.stop_channels()
         content = reply.get("content", {})
         if content.get("status") != "ok":
-            raise RuntimeError(f"the kernel could not be restored: {content.get('ename')}: {content.get('evalue')}")
+            raise RuntimeError(f"the kernel failed {what}: {content.get('ename')}: {content.get('evalue')}")
+
+    def ready(self, timeout: float = RESTORE_TIMEOUT) -> None:
+        """Wait until the kernel has its imports (raises when they fail or take longer than ``timeout``)."""
+        if self._pending is not None:
+            request, self._pending = self._pending, None
+            self._wait(request, timeout, "its imports")
 
     def alive(self) -> bool:
         from jupyter_core.utils import run_sync
@@ -137,24 +154,23 @@ class PageKernel:
         except Exception:
             return False
 
-    def fresh(self) -> None:
+    def fresh(self, timeout: float = RESTORE_TIMEOUT) -> None:
         """Make the kernel as a new one is after its imports (:func:`restore`); raises when it cannot."""
-        self._send(_RESTORE, wait=True)
+        self.ready(timeout)
+        self._wait(self._send(_RESTORE), timeout, "being restored")
         self.pages += 1
 
     def stop(self) -> None:
         """Shut the kernel down now (a kernel already gone is fine)."""
         from jupyter_core.utils import run_sync
 
+        if self._pending is not None:
+            self._pending[0].stop_channels()
+            self._pending = None
         try:
-            self.kc.stop_channels()
             if run_sync(self.km.is_alive)():
                 run_sync(self.km.shutdown_kernel)(now=True)
             run_sync(self.km.cleanup_resources)()
         except Exception:
             pass
 
-
-def socket_folder() -> str:
-    """A private folder for kernels' Unix sockets (the caller removes it)."""
-    return tempfile.mkdtemp(prefix="sgr-kit-kernels-")
