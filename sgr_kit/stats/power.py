@@ -62,12 +62,22 @@ def t_power(dz: float, n: float, *, alpha: float = 0.05) -> float:
     """
     if not n >= 2 or not np.isfinite(dz):
         return np.nan
+    return float(_t_powers(dz, n, alpha))
+
+
+def _t_powers(dz, n, alpha: float) -> np.ndarray:
+    """:func:`t_power` element by element over arrays (broadcast), for ``n >= 2`` and finite ``dz``.
+
+    One call over many values costs about what one scalar call does (SciPy's per-call checks
+    dominate), so searches over ``n`` or over repeats evaluate a whole window at once.
+    """
+    n = np.asarray(n, dtype=float)
     df = n - 1
     crit = special.stdtrit(df, 1 - alpha / 2)
-    nc = abs(dz) * math.sqrt(n)
+    nc = np.abs(dz) * np.sqrt(n)
     # upper tail plus lower tail; the lower tail by symmetry, P(T < -c | nc) = P(T > c | -nc)
     # (stats.nct.sf: its far tails are 0, where special.nctdtr and stats.nct.cdf can return NaN)
-    return float(stats.nct.sf(crit, df, nc) + stats.nct.sf(crit, df, -nc))
+    return stats.nct.sf(crit, df, nc) + stats.nct.sf(crit, df, -nc)
 
 
 def detectable_difference(sd: float, n: float, *, alpha: float = 0.05, power: float = 0.8) -> float:
@@ -108,12 +118,25 @@ def problems_needed(diff: float, sd: float, *, alpha: float = 0.05, power: float
     guess = ((stats.norm.isf(alpha / 2) + stats.norm.ppf(power)) / dz) ** 2
     if not guess < 1e12:
         return np.nan
-    n = max(2, math.ceil(guess))
-    while t_power(dz, n, alpha=alpha) < power:
-        n = n + 1 if n < 64 else math.ceil(n * 1.01)  # large n: power rises slowly, step in 1 % jumps
-    while n > 2 and t_power(dz, n - 1, alpha=alpha) >= power:
-        n -= 1
-    return float(n)
+    # Power rises with n: the answer is the first n of a window around the normal approximation
+    # (the t-test needs a few more problems than the z-test, never fewer), evaluated at once.
+    lo = max(2, math.ceil(guess) - 8)
+    window = np.arange(lo, lo + 64, dtype=float)
+    ok = _t_powers(dz, window, alpha) >= power
+    if ok.any() and not (ok[0] and lo > 2):
+        return float(window[np.argmax(ok)])
+    if ok[0]:  # the answer lies below the window (n = 1 counts as too few)
+        bad, good = 1, lo
+    else:  # above it: double until the power suffices
+        bad, good = lo + 63, 2 * (lo + 63)
+        while t_power(dz, good, alpha=alpha) < power:
+            bad, good = good, 2 * good
+            if good > 1e13:
+                return np.nan
+    while good - bad > 1:  # bisect to the first n that suffices
+        mid = (bad + good) // 2
+        bad, good = (bad, mid) if t_power(dz, mid, alpha=alpha) >= power else (mid, good)
+    return float(good)
 
 
 def _repeats_needed(diff, between_var, within_var, k, n, *, alpha, power) -> tuple[float, str]:
@@ -127,14 +150,11 @@ def _repeats_needed(diff, between_var, within_var, k, n, *, alpha, power) -> tup
     sds = np.sqrt(between_var + k * within_var / np.arange(1, _MAX_REPEATS + 1))
     if t_power(abs(diff) / sds[-1], n, alpha=alpha) < power:
         return np.nan, f"more than {_MAX_REPEATS} repeats needed"
-    lo, hi = 0, _MAX_REPEATS - 1  # power grows with the repeats: bisect for the first that suffices
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if t_power(abs(diff) / sds[mid], n, alpha=alpha) >= power:
-            hi = mid
-        else:
-            lo = mid + 1
-    return float(lo + 1), ""
+    # Power grows with the repeats: find the first block of 32 that reaches it, then the first repeat in it.
+    starts = np.arange(0, _MAX_REPEATS, 32)
+    block = starts[np.argmax(_t_powers(abs(diff) / sds[np.minimum(starts + 31, _MAX_REPEATS - 1)], n, alpha) >= power)]
+    inside = np.arange(block, min(block + 32, _MAX_REPEATS))
+    return float(inside[np.argmax(_t_powers(abs(diff) / sds[inside], n, alpha) >= power)] + 1), ""
 
 
 def _row(comparison, system, metric, diff, sd, within_var, n, r0, k, *, alpha, target):
