@@ -41,6 +41,7 @@ import hashlib
 import json
 import os
 import platform
+import queue
 import shutil
 import signal
 import sys
@@ -92,7 +93,7 @@ def skip_iri_grammar() -> None:
     imports ``rfc3987_syntax`` when it is installed (it is, through ``jsonschema[format-nongpl]``);
     that package builds some 35 Earley parsers as it is imported (python-jsonschema/jsonschema
     issue 1428). No notebook schema uses the ``iri`` formats, so the processes sgr-kit owns
-    (the ``sgr-kit report`` command and its workers, never a user's kernel) mark the module as
+    (the ``sgr-kit report`` command, never a user's kernel) mark the module as
     absent before their first import of nbformat; jsonschema then leaves the ``iri`` formats
     unchecked, as it does wherever the package is not installed. Once jsonschema's format
     checker is imported this does nothing.
@@ -274,72 +275,65 @@ class ReportResult:
         return [run for run in self.notebooks if not run.ok]
 
 
-#: In a worker process: the kernel kept for the worker's next page (at most one).
-_KERNEL: list = []
+class _PageRunner:
+    """The kernel one page thread keeps, and how it hands a kernel to each page.
 
-
-def _start_worker(folder: str) -> None:
-    """Worker start-up: quiet, a kernel started (and warmed) for its pages, papermill and nbconvert loaded.
-
-    The kernels' own start-up chatter (they inherit stderr) goes nowhere. Ctrl-C reaches the
-    whole process group; a worker ignores it, so that the build (the parent) stops each worker
-    together with its kernels before it removes the build folder. The kernel's imports run
-    while the parent is still scoring and the worker loads papermill and the HTML exporter.
+    The report's own pages share the kept kernel, made as fresh as a new kernel before each
+    (:mod:`sgr_kit.report.kernels`); it is kept for the next page only when a page succeeded
+    (after a failure it might be left in any state, so the next page gets a new one). Any
+    other notebook (a user's ``--notebooks PATH``) gets a kernel of its own, started for it
+    and stopped after it, as papermill would.
     """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    skip_iri_grammar()
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)
-    os.close(devnull)
-    from multiprocessing.util import Finalize
 
-    Finalize(None, _stop_kernel, exitpriority=10)
-    try:  # a worker whose start-up failed would be restarted forever: a kernel that cannot start fails its notebook
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.kept = None
+
+    def start(self) -> None:
+        """Start the kept kernel now (its imports run while the build scores); a failure waits for the first page."""
         from .kernels import PageKernel
 
-        _KERNEL.append(PageKernel(folder))
-        import papermill  # noqa: F401  (about 2 s of imports, paid once per worker, not in its first notebook)
-
-        _exporter()
-    except Exception:
-        pass
-
-
-def _stop_kernel() -> None:
-    while _KERNEL:
-        _KERNEL.pop().stop()
-
-
-def _page_kernel(folder: str, own: bool):
-    """The kernel for the next page: the worker's kept kernel made fresh, else a new one.
-
-    A notebook that is not one of the report's own (``own`` false) always gets a new kernel.
-    """
-    from .kernels import PageKernel
-
-    if own and _KERNEL:
-        kernel = _KERNEL.pop()
         try:
-            if kernel.alive():
-                kernel.fresh()
-                return kernel
-        except Exception:  # not restored in time, or gone: replaced below
-            pass
-        kernel.stop()
-    else:
-        _stop_kernel()
-    kernel = PageKernel(folder, warm=own)
-    kernel.ready()
-    return kernel
+            self.kept = PageKernel(self.folder)
+        except Exception:
+            self.kept = None
+
+    def kernel_for(self, own: bool):
+        from .kernels import PageKernel
+
+        if not own:
+            return PageKernel(self.folder, warm=False)
+        kernel, self.kept = self.kept, None
+        if kernel is not None:
+            try:
+                if kernel.alive():
+                    kernel.fresh()
+                    return kernel
+            except Exception:  # not restored in time, or gone: replaced below
+                pass
+            kernel.stop()
+        kernel = PageKernel(self.folder)
+        kernel.ready()
+        return kernel
+
+    def done_with(self, kernel, own: bool, ok: bool) -> None:
+        if own and ok:
+            self.kept = kernel
+        else:
+            kernel.stop()
+
+    def stop(self) -> None:
+        if self.kept is not None:
+            self.kept.stop()
+            self.kept = None
 
 
-def _execute(job: tuple[str, str, str, dict, tuple[str, ...]]) -> NotebookRun:
-    """Run one notebook and export its page (in a worker process).
+_EXPORT = threading.Lock()  # one HTML exporter, used by one page thread at a time
 
-    The report's own pages share the worker's kernel, made as fresh as a new kernel before
-    each (:mod:`sgr_kit.report.kernels`); it is kept for the next page only when this one
-    succeeded. Any other notebook runs in a kernel of its own.
-    """
+
+def _execute(job: tuple[str, str, str, dict, tuple[str, ...]], runner: _PageRunner,
+             stopping: threading.Event) -> NotebookRun:
+    """Run one notebook with papermill and export its page (in a page thread); never raises."""
     import papermill
 
     source, name, folder, parameters, long_names = job
@@ -349,8 +343,10 @@ def _execute(job: tuple[str, str, str, dict, tuple[str, ...]]) -> NotebookRun:
     error = ""
     kernel = None
     try:
-        kernel = _page_kernel(folder, own)
-        papermill.execute_notebook(source, str(executed), parameters=parameters, kernel_name="python3", cwd=folder,
+        kernel = runner.kernel_for(own)
+        # no cwd: the kernel already runs in the build folder, and papermill's cwd changes the
+        # whole process's working directory, which two page threads must not do
+        papermill.execute_notebook(source, str(executed), parameters=parameters, kernel_name="python3",
                                    progress_bar=False, log_output=False, km=kernel.km)
     except papermill.PapermillExecutionError as exc:
         error = (f"notebook {Path(source).name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
@@ -359,13 +355,14 @@ def _execute(job: tuple[str, str, str, dict, tuple[str, ...]]) -> NotebookRun:
         error = f"notebook {name} could not run: {type(exc).__name__}: {exc}"
     finally:
         if kernel is not None:
-            if own and not error:
-                _KERNEL.append(kernel)
-            else:
-                kernel.stop()
-    if executed.is_file():
-        _relative_metadata(executed, source)
-        export_html(executed, Path(folder) / f"{name}.html", long_names=long_names)
+            runner.done_with(kernel, own, not error)
+    if executed.is_file() and not stopping.is_set():
+        try:
+            _relative_metadata(executed, source)
+            with _EXPORT:
+                export_html(executed, Path(folder) / f"{name}.html", long_names=long_names)
+        except Exception as exc:
+            error = error or f"page {name} could not be written: {type(exc).__name__}: {exc}"
     return NotebookRun(name, not error, time.perf_counter() - start, error)
 
 
@@ -682,7 +679,7 @@ def build_report(
         previous_seconds = {str(n.get("name")): n["seconds"] for n in (read_provenance(out) or {}).get("notebooks", [])
                             if isinstance(n, dict) and isinstance(n.get("seconds"), (int, float))}
         if plan.sources:
-            pool = _Workers(min(workers, len(plan.sources)), building)
+            pool = _Pages(min(workers, len(plan.sources)), building)
         inputs = (_input_records("tasks", tasks) + _input_records("runs", runs)
                   + _input_records("rules", [rules] if rules else []) + _input_records("pairing", [pairing] if pairing else [])
                   + _input_records("audit", [audit_labels] if audit_labels else [])
@@ -814,65 +811,78 @@ def _interrupt_on_sigterm() -> Callable[[], None]:
     return lambda: signal.signal(signal.SIGTERM, previous)
 
 
-def _stop_workers(workers: list) -> None:
-    """Stop the worker processes and every process they started (the notebooks' kernels), and wait.
+class _Pages:
+    """The report's notebooks, run by ``n`` threads of the build, each driving one kernel.
 
-    Kernels run in sessions of their own, so terminating a worker leaves them running and
-    writing into the build folder; they are found as the workers' descendants and stopped
-    first, before the folder is removed.
-    """
-    import psutil
-
-    procs = []
-    for worker in workers:
-        try:
-            parent = psutil.Process(worker.pid)
-            procs += parent.children(recursive=True) + [parent]
-        except psutil.Error:
-            continue
-    for proc in procs:
-        try:
-            proc.kill()
-        except psutil.Error:
-            pass
-    psutil.wait_procs(procs, timeout=10)
-
-
-class _Workers:
-    """The notebooks' worker processes, started as the build starts so that their start-up overlaps the scoring.
-
-    Each worker loads papermill and the HTML exporter once and starts the kernel its pages
-    share (:func:`_start_worker`, :mod:`sgr_kit.report.kernels`). :meth:`stop` stops the
-    workers and every kernel they started.
+    Created as the build starts: each thread starts its kernel right away and sends it the
+    pages' imports (:mod:`sgr_kit.report.kernels`), so that they run while the build scores;
+    the threads then take pages from a queue, slowest first. papermill and nbconvert run in
+    the build's own process: no worker processes to start, none importing them again.
+    :meth:`stop` (an interrupted build) kills every kernel the build started and waits for
+    the threads before the build folder is removed.
     """
 
     def __init__(self, n: int, folder: Path) -> None:
-        import multiprocessing
+        import psutil
 
-        self.n = n
-        self.before = set(multiprocessing.active_children())
-        self.pool = multiprocessing.get_context("spawn").Pool(n, initializer=_start_worker,
-                                                              initargs=(str(folder),))
-        self.mine = [p for p in multiprocessing.active_children() if p not in self.before]
+        self.before = {child.pid for child in psutil.Process().children(recursive=True)}
+        self.jobs: queue.Queue = queue.Queue()
+        self.done: queue.Queue = queue.Queue()
+        self.stopping = threading.Event()
+        self.threads = [threading.Thread(target=self._work, args=(_PageRunner(str(folder)),), daemon=True,
+                                         name=f"sgr-kit page thread {i + 1}") for i in range(n)]
+        for thread in self.threads:
+            thread.start()
+        _exporter()  # loads nbconvert's templates while the kernels start
+
+    def _work(self, runner: _PageRunner) -> None:
+        try:
+            runner.start()
+            while not self.stopping.is_set():
+                job = self.jobs.get()
+                if job is None:
+                    break
+                self.done.put(_execute(job, runner, self.stopping))
+        finally:
+            runner.stop()
 
     def run(self, jobs: list[tuple], say: Callable[[str], None]) -> list[NotebookRun]:
-        """Run the notebooks, slowest first (``jobs`` in that order), reporting each as it ends."""
+        """Run the notebooks (``jobs`` in the order to start them), reporting each as it ends."""
+        for job in jobs:
+            self.jobs.put(job)
+        for _ in self.threads:
+            self.jobs.put(None)
         done: list[NotebookRun] = []
-        for run in self.pool.imap_unordered(_execute, jobs):
+        while len(done) < len(jobs):
+            try:
+                run = self.done.get(timeout=0.5)
+            except queue.Empty:
+                if not any(thread.is_alive() for thread in self.threads) and self.done.empty():
+                    raise SgrKitError(f"report build: the page threads ended after {len(done)} of {len(jobs)} "
+                                      f"notebooks; this is a bug in sgr-kit") from None
+                continue
             done.append(run)
             status = "ok" if run.ok else f"FAILED: {run.error}"
             say(f"{run.name:<28} {run.seconds:6.1f} s  {status}")
-        self.pool.close()
-        self.pool.join()
+        for thread in self.threads:
+            thread.join()
         return done
 
     def stop(self) -> None:
-        import multiprocessing
+        """Kill every kernel the build started (and what they started), then wait a little for the threads."""
+        import psutil
 
-        _stop_workers(self.mine + [p for p in multiprocessing.active_children()
-                                   if p not in self.before and p not in self.mine])
-        self.pool.terminate()
-        self.pool.join()
+        self.stopping.set()
+        procs = [child for child in psutil.Process().children(recursive=True) if child.pid not in self.before]
+        for proc in procs:
+            try:
+                proc.kill()
+            except psutil.Error:
+                pass
+        psutil.wait_procs(procs, timeout=10)
+        deadline = time.monotonic() + 10
+        for thread in self.threads:
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
 
 
 def _slowest_first(jobs: list[tuple], seconds: Mapping[str, float]) -> list[tuple]:
