@@ -1,7 +1,7 @@
 """How long the demo report takes, against papermill running as many trivial notebooks one by one.
 
 The target: on the 2-core machine the full demo report build (scoring, the report's notebooks
-in parallel worker processes, HTML export, index, provenance) takes at most the time
+run two at a time, HTML export, index, provenance) takes at most 1.0x the time
 papermill's command line needs to run the same number of trivial notebooks one after
 another (each trivial notebook only pays papermill's start-up, a kernel start and shutdown).
 

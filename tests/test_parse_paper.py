@@ -569,3 +569,10 @@ def test_an_answer_scores_the_same_on_one_line_or_one_record_per_line(width, sep
         per_line.status, per_line.correct_fields, per_line.pred_fields, per_line.correct_rows,
         per_line.pred_rows, per_line.correct_pairs, per_line.pairs)
     assert per_line.pred_rows == len(answer)
+
+
+def test_a_one_column_header_in_the_templates_spelling_is_a_header_not_a_row():
+    # the template's spelling adds names for the one column; the "at least two" rule counts columns, not names
+    schema = Schema(columns=("cve_id",), row_key=("cve_id",), spellings=(("CVE identifier",),))
+    parsed = parse_paper("| CVE identifier |\n| CVE-2024-1 |\n| CVE-2024-2 |", schema)
+    assert [list(r) for r in parsed.rows] == [["CVE-2024-1"], ["CVE-2024-2"]]

@@ -47,6 +47,28 @@ def normalize_name(name: str) -> str:
     return "".join(filter(str.isalnum, unicodedata.normalize("NFKC", name).casefold()))
 
 
+def column_names(columns, *spellings) -> dict[str, int]:
+    """Each normalized name a header cell may use for a column, mapped to the column's position.
+
+    ``spellings``: per-position sequences of other names (a task's header, its template's
+    ``<placeholder>`` words); the schema's own name comes first, then each group in order.
+
+    Examples
+    --------
+    >>> column_names(["site", "first_year"], [("Site",), ("earliest year",)])
+    {'site': 0, 'firstyear': 1, 'earliestyear': 1}
+    """
+    names: dict[str, int] = {}
+    for j, column in enumerate(columns):
+        names.setdefault(normalize_name(column), j)
+    for group in spellings:
+        for j, spelled in enumerate(group):
+            for name in (spelled,) if isinstance(spelled, str) else spelled:
+                if normalize_name(name):
+                    names.setdefault(normalize_name(name), j)
+    return names
+
+
 def header_match(cells: list[str], names: dict[str, int]) -> tuple[list[str], int, int]:
     """Normalized names of ``cells``, how many schema columns they name, how many are non-empty."""
     normal = [normalize_name(clean_cell(c)) for c in cells]
@@ -58,7 +80,7 @@ def is_header(cells: list[str], names: dict[str, int]) -> bool:
     """True when more than half of the row's cells (empty ones included) name distinct schema columns.
 
     With a schema of two columns or more, at least two must be named: a lone
-    ``id`` cell is not a header.
+    ``id`` cell is not a header (columns are counted, not their spellings in ``names``).
 
     Examples
     --------
@@ -67,7 +89,7 @@ def is_header(cells: list[str], names: dict[str, int]) -> bool:
     (True, False, False)
     """
     _, found, _ = header_match(cells, names)
-    return 2 * found > len(cells) and found >= min(2, len(names))
+    return 2 * found > len(cells) and found >= min(2, len(set(names.values())))
 
 
 def is_none(text: str) -> bool:

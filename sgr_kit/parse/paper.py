@@ -89,6 +89,7 @@ from ..types import ParsedTable, Schema
 from .cells import clean_cell
 from .blocks import (
     Block,
+    column_names,
     header_match,
     html_blocks,
     is_header,
@@ -461,15 +462,8 @@ def parse_paper(text: str, schema: Schema) -> ParsedTable:
         return ParsedTable(status="empty", reason="answer states that no record qualifies")
 
     width = len(schema.columns)
-    names: dict[str, int] = {}
-    for j, column in enumerate(schema.columns):
-        names.setdefault(normalize_name(column), j)
-    for j, column in enumerate(schema.header_names):  # the task's own spelling of its header
-        names.setdefault(normalize_name(column), j)
-    for j, spelled in enumerate(schema.spellings):  # the task's template's spelling of each column
-        for column in spelled:
-            if normalize_name(column):
-                names.setdefault(normalize_name(column), j)
+    # the schema's names, then the task's own spelling of its header, then its template's
+    names = column_names(schema.columns, schema.header_names, schema.spellings)
     lines = text.splitlines()
     issues: list[str] = []
     blocks: list[Block] = []

@@ -74,7 +74,7 @@ from typing import Any, Mapping
 
 from ..errors import SgrKitError
 from ..parse import parse_reference
-from ..parse.blocks import normalize_name
+from ..parse.blocks import column_names, is_header, normalize_name
 from ..parse.cells import RECORD_SEPARATORS, clean_cell
 from ..schema import FIELD_TYPES
 from ..types import FieldRule, ParsedTable, Schema
@@ -586,16 +586,7 @@ def _names_columns(first, columns, spellings) -> bool:
     columns or more) name distinct columns, spelled as the schema or the task's template up to case,
     spaces, ``_`` and punctuation (``Inorganics start`` for ``Inorganics_start``)."""
     names = _named_cells(first)
-    if names is None:
-        return False
-    known: dict[str, int] = {}
-    for j, column in enumerate(columns):
-        known.setdefault(normalize_name(column), j)
-    for j, spelled in enumerate(spellings):
-        for name in spelled:
-            known.setdefault(normalize_name(name), j)
-    found = {known[n] for n in map(normalize_name, names) if n in known}
-    return 2 * len(found) > len(names) and len(found) >= min(2, len(columns))
+    return names is not None and is_header(names, column_names(columns, spellings))
 
 
 def _fits(reference: str, separator: str | None, width: int) -> bool:
