@@ -497,3 +497,35 @@ def test_a_report_scores_answers_in_the_language_asked(original_dir, tmp_path, c
     scores = pd.read_csv(out / "scores.csv")
     assert set(scores["language"]) == {"zh"} and scores["item_f1"].tolist() == [1.0] * 4
     assert json.loads((out / "provenance.json").read_text())["scoring"]["language"] == "zh"
+
+
+def _shown(cell) -> list:
+    """What a cell showed: its outputs without execution counts (papermill's timing lives in metadata)."""
+    return [{k: v for k, v in output.items() if k != "execution_count"} for output in cell.get("outputs", [])]
+
+
+def test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill(built, pristine, tmp_path):
+    # The build runs the report's own pages one after another in one kernel per page thread, restored
+    # between pages to the state of a fresh kernel (sgr_kit.report.kernels). Run again alone, each in a
+    # kernel of its own, every saved notebook must show the same outputs and write the same bytes.
+    import papermill
+
+    def files():
+        return {str(p.relative_to(pristine)): p.read_bytes() for p in sorted(pristine.rglob("*"))
+                if p.is_file() and p.parent.name in ("tables", "figures")}
+
+    before = files()
+    assert any(name.endswith(".png") for name in before) and any(name.endswith(".csv") for name in before)
+    shared_kernels = [line for line in built[1] if line.startswith(NOTEBOOKS)]
+    assert len(shared_kernels) == len(NOTEBOOKS)  # every page built (two page threads: kernels were shared)
+    for name in NOTEBOOKS:
+        papermill.execute_notebook(str(pristine / f"{name}.ipynb"), str(tmp_path / f"{name}.ipynb"),
+                                   cwd=str(pristine), kernel_name="python3", progress_bar=False)
+        shared = nbformat.read(pristine / f"{name}.ipynb", as_version=4)
+        alone = nbformat.read(tmp_path / f"{name}.ipynb", as_version=4)
+        assert [c.get("execution_count") for c in shared.cells] == [c.get("execution_count") for c in alone.cells]
+        differ = [i for i, (a, b) in enumerate(zip(shared.cells, alone.cells)) if _shown(a) != _shown(b)]
+        assert differ == [], f"{name}: cells {differ} show something else when run alone"
+    after = files()
+    assert sorted(after) == sorted(before)
+    assert [name for name in before if after[name] != before[name]] == []

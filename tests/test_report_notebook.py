@@ -99,3 +99,11 @@ def test_the_cells_file_is_read_only_when_a_page_uses_it(tmp_path):
     assert set(nb.cells["system"]) == {"GPT-5.5"} and len(nb.cells) == (demo.cells["system"] == "GPT-5.5").sum()
     with pytest.raises(SgrKitError, match="cells file .*missing.parquet does not exist"):
         open_notebook(scores_path=tmp_path / "scores.csv", cells_path=tmp_path / "missing.parquet", banner=False)
+
+
+def test_a_displayed_table_is_the_same_text_and_html_on_every_run():
+    frame = pd.DataFrame({"system": ["A", "B"], "item_f1": [47.391, 12.5]})
+    shown = display_table(frame, name="main table")
+    assert repr(shown) == frame.to_string(index=False)  # not a Styler's memory address
+    assert 'id="T_main_table"' in shown._repr_html_()
+    assert display_table(frame)._repr_html_() == display_table(frame.copy())._repr_html_()

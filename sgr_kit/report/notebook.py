@@ -20,8 +20,10 @@ why, and the rest of the page builds. Any other error still fails the notebook.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import os
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,11 +101,37 @@ def _count_text(x: float) -> str:
     return "" if pd.isna(x) else f"{x:,.0f}"
 
 
-def display_table(frame: pd.DataFrame, *, precision: int = 2) -> Any:
+class StyledTable:
+    """A table styled for reading (:func:`display_table`): HTML on a page, plain text in a text output.
+
+    ``styler`` is the pandas ``Styler``; other attributes are looked up there (``.to_html()``).
+    Its plain-text form is the table itself, where a ``Styler`` would show its memory address
+    (which differs on every run, so a saved notebook would never be the same twice).
+    """
+
+    def __init__(self, styler: Any, frame: pd.DataFrame) -> None:
+        self.styler = styler
+        self._text = frame.to_string(index=False)
+
+    def _repr_html_(self) -> str:
+        return self.styler.to_html()
+
+    def __repr__(self) -> str:
+        return self._text
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "styler":
+            raise AttributeError(name)
+        return getattr(self.styler, name)
+
+
+def display_table(frame: pd.DataFrame, *, precision: int = 2, name: str = "") -> StyledTable:
     """``frame`` styled for reading: no index, scores to ``precision`` decimals, p-values to 3, counts whole.
 
     Text is HTML-escaped (an answer's text never becomes markup); the ``note`` column may
-    wrap. Returns a pandas ``Styler`` (display it; it is not a computation).
+    wrap. Returns a :class:`StyledTable` (display it; it is not a computation). The ids in
+    its HTML come from ``name`` (or, without one, from the table's content), not from a
+    random number, so that a page built twice from the same inputs is the same page.
 
     Examples
     --------
@@ -132,7 +160,9 @@ def display_table(frame: pd.DataFrame, *, precision: int = 2) -> Any:
     text = [c for c in frame.columns if (c[-1] if isinstance(c, tuple) else c) in _TEXT_COLUMNS]
     if text:
         styler = styler.set_properties(subset=text, **{"white-space": "normal", "text-align": "left"})
-    return styler
+    key = re.sub(r"[^A-Za-z0-9_-]", "_", name) if name else hashlib.sha1(
+        frame.to_csv(index=False).encode("utf-8")).hexdigest()[:10]
+    return StyledTable(styler.set_uuid(key), frame)
 
 
 def with_intervals(frame: pd.DataFrame, metrics: Sequence[str], *, digits: int = 2) -> pd.DataFrame:
@@ -285,7 +315,7 @@ class Notebook:
         if caption:
             self.say(f"**{caption}**")
         # escape="html": answer text in a table (a cell value, a column name) shows as text, never as markup
-        display(display_table(shown, precision=precision))
+        display(display_table(shown, precision=precision, name=name))
         return None
 
     def figure(self, fig: Any, name: str) -> None:
