@@ -339,8 +339,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated notebooks to run, by name or number (default: all), e.g. 01,03; with "
                         "--force on an existing report, its other pages are kept when built from the same scores "
                         "and parameters")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="notebooks run at once in worker processes (default: the machine's cores)")
+    p.add_argument("--workers", type=lambda v: _positive(v, " of notebooks run at once"), default=None, metavar="N",
+                   help="notebooks run at once, each in a kernel of its own (default: the machine's cores)")
     p.add_argument("--quiet", action="store_true", help="print no progress and no summary, only the result line")
     p.add_argument("--force", action="store_true",
                    help="replace an existing report in DIR (only an sgr-kit report; never a folder holding an input)")

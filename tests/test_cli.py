@@ -445,3 +445,11 @@ def test_validate_notes_cells_holding_the_record_separator_and_exits_0(tmp_path,
     assert "task nvd_001: cells hold the record separator ';': a plain split gives 3 records, the schema's width " \
            "reads 2 records of 3 fields" in notes
     assert "the strict profile splits answers plainly on ';'" in notes
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two"])
+def test_report_workers_must_be_a_positive_number(capsys, tmp_path, value):
+    with pytest.raises(SystemExit):
+        main(["report", "--out", str(tmp_path / "r"), "--workers", value])
+    assert f"expected a whole number of notebooks run at once >= 1; found '{value}'" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()

@@ -1,10 +1,10 @@
-"""The report's kernels: one per worker, started ahead, and as fresh as a new kernel for every page.
+"""The report's kernels: one per page thread, started ahead, and as fresh as a new kernel for every page.
 
 Starting a Python kernel and importing what a page needs (pandas, SciPy, matplotlib,
 seaborn, sgr-kit) costs about 3 s of processor time; paid once per page, it was most of a
-report build. A worker of the build (:mod:`sgr_kit.report.build`) therefore starts one
-:class:`PageKernel` when it starts, while the build is still scoring, and runs the report's
-own pages in it one after another. Before each page the kernel is put back in the state a
+report build. Each page thread of the build (:mod:`sgr_kit.report.build`) therefore starts
+one :class:`PageKernel` as the build starts, while it is still scoring, and runs the
+report's own pages in it one after another. Before each page the kernel is put back in the state a
 fresh kernel has right after those imports (:func:`restore`, run inside the kernel):
 
 - the user namespace emptied and the execution count back at 1 (IPython's ``reset``), so a
@@ -14,9 +14,10 @@ fresh kernel has right after those imports (:func:`restore`, run inside the kern
   working directory and ``sys.path`` as they were after the imports (:func:`remember`).
 
 What this does not undo: changes a page makes to the code of imported modules. The report's
-own pages make none; ``tests/test_report.py`` checks that every table, figure and page text
-of the demo report is the same byte for byte whether the pages share kernels or each gets
-its own. A notebook that is not one of the report's own (a user's ``--notebooks PATH``) runs
+own pages make none; ``tests/test_report.py`` checks that every saved notebook of a report,
+run again alone by papermill in a kernel of its own, shows the same outputs with the same
+execution counts and writes every table and figure byte for byte the same
+(``test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill``). A notebook that is not one of the report's own (a user's ``--notebooks PATH``) runs
 in a kernel of its own, started for it and stopped after it, as does a page after a page
 that failed (the kernel might be left in any state).
 
@@ -95,7 +96,7 @@ class PageKernel:
     """A python3 kernel started in ``folder``, with :data:`WARM_IMPORTS` sent to it (unless ``warm`` is false).
 
     ``km`` is the kernel manager to hand to papermill (which then leaves the kernel running
-    after the notebook). The worker's own requests (the imports, :meth:`fresh`) go through a
+    after the notebook). The build's own requests (the imports, :meth:`fresh`) go through a
     short-lived blocking client of their own, each with a deadline: a kernel that does not
     answer in time is reported, never waited on forever.
     """
