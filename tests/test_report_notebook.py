@@ -107,3 +107,9 @@ def test_a_displayed_table_is_the_same_text_and_html_on_every_run():
     assert repr(shown) == frame.to_string(index=False)  # not a Styler's memory address
     assert 'id="T_main_table"' in shown._repr_html_()
     assert display_table(frame)._repr_html_() == display_table(frame.copy())._repr_html_()
+
+
+def test_a_step_number_with_missing_values_shows_as_a_whole_number():
+    frame = pd.DataFrame({"system": ["A", "B"], "first_site_step": [3.0, float("nan")], "site_fetch_share": [0.25, 0.0]})
+    html = display_table(frame).to_html()
+    assert ">3<" in html and "3.00" not in html and "0.25" in html

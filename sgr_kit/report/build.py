@@ -16,7 +16,8 @@ How it behaves:
 - scoring happens once; a rebuild whose inputs, profile, rules, pairing and package version
   are unchanged (the scoring key in ``provenance.json``) reuses the previous report's scores
   and per-cell records instead of scoring again;
-- notebooks run with papermill in worker processes (default: one per core); every
+- notebooks run with papermill, one per core at a time, in kernels the build keeps and restores
+  between pages (:mod:`sgr_kit.report.kernels`); every
   ``-p NAME VALUE`` must be defined by a notebook's ``parameters`` cell, and values are
   passed as data (plain YAML scalars or flat lists), never executed, each checked against
   :data:`~sgr_kit.report.parameters.PARAMETERS` before anything is written;
@@ -624,7 +625,7 @@ def build_report(
         More notebook parameters (``-p NAME VALUE``), checked by
         :func:`~sgr_kit.report.parameters.check_parameters_values` before anything is written.
     workers : int, optional
-        Worker processes for the notebooks (default: the machine's cores).
+        Notebooks run at once, each page thread with a kernel of its own (default: the machine's cores).
     force : bool, default False
         Replace an existing report (only a report: see :func:`check_report_folder`).
     progress : bool, default True

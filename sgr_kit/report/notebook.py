@@ -90,7 +90,10 @@ def _is_count(name: object, series: pd.Series) -> bool:
     name = name[-1] if isinstance(name, tuple) else name
     if pd.api.types.is_integer_dtype(series):
         return True
-    return isinstance(name, str) and (name.startswith("n_") or name in ("wins", "ties", "losses", "tasks"))
+    # whole numbers held as floats because some are missing (e.g. no step reached the site)
+    return isinstance(name, str) and (name.startswith("n_") or name.endswith("_step")
+                                      or name in ("wins", "ties", "losses", "tasks", "steps", "tool_calls", "hosts",
+                                                  "repeat", "repeats"))
 
 
 def _p_text(p: float) -> str:
