@@ -11,6 +11,12 @@ q(c|t)^m`` (all ``m`` agree; ``m = 2`` for a pair). A row counts how often the 9
 interval held the population value; the Monte Carlo standard error is
 ``sqrt(p (1 - p) / reps)`` (about 1.3 points at 300 replications).
 
+The last designs give the answers tasks (11 answers to each of 16 tasks) of different
+difficulty: on each task the annotators' accuracy is ``accuracy +- spread`` (each with
+probability one half), so answers to one task agree alike. They are run twice: with the
+default bootstrap over tasks (``cluster="task_id"``) and over answers taken as independent
+(``cluster=None``), which is what the intervals did before.
+
     .venv/bin/python benchmarks/agreement_coverage.py            # 300 replications per design
     .venv/bin/python benchmarks/agreement_coverage.py --reps 100 # quicker
 """
@@ -27,17 +33,21 @@ from sgr_kit.stats.agreement import agreement, population_kappa, simulate_annota
 
 #: Category shares like Table 4 (the six error types then correct), and a small not-analyzable share.
 SHARES = [0.33, 0.24, 0.09, 0.07, 0.06, 0.09, 0.11, 0.01]
-DESIGNS = [  # (answers, annotators, accuracy, missing)
-    (176, 2, 0.80, 0.0), (176, 2, 0.60, 0.0), (176, 3, 0.70, 0.0), (176, 3, 0.70, 0.1),
-    (44, 2, 0.80, 0.0), (44, 3, 0.70, 0.0),
+DESIGNS = [  # (answers, annotators, accuracy, missing, tasks, spread of accuracy between tasks)
+    (176, 2, 0.80, 0.0, None, 0.0), (176, 2, 0.60, 0.0, None, 0.0), (176, 3, 0.70, 0.0, None, 0.0),
+    (176, 3, 0.70, 0.1, None, 0.0), (44, 2, 0.80, 0.0, None, 0.0), (44, 3, 0.70, 0.0, None, 0.0),
+    (176, 2, 0.70, 0.0, 16, 0.25), (176, 3, 0.70, 0.0, 16, 0.25),
 ]
 
 
-def _percent(accuracy: float, m: int) -> float:
+def _percent(accuracy: float, m: int, spread: float = 0.0) -> float:
     pi = np.asarray(SHARES) / sum(SHARES)
     k = len(pi)
-    q = accuracy * np.eye(k) + (1 - accuracy) / k
-    return float(sum(pi[t] * (q[t] ** m).sum() for t in range(k)))
+    values = []
+    for a in ((accuracy - spread, accuracy + spread) if spread else (accuracy,)):
+        q = a * np.eye(k) + (1 - a) / k
+        values.append(sum(pi[t] * (q[t] ** m).sum() for t in range(k)))
+    return float(np.mean(values))
 
 
 def main() -> None:
@@ -48,28 +58,34 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     start = time.perf_counter()
-    for n_items, m, accuracy, missing in DESIGNS:
-        kappa = population_kappa(accuracy=accuracy, shares=SHARES)
-        truth = {("percent_agreement", "pair"): _percent(accuracy, 2), ("percent_agreement", "all"): _percent(accuracy, m),
+    for n_items, m, accuracy, missing, tasks, spread in DESIGNS:
+        kappa = population_kappa(accuracy=accuracy, shares=SHARES, spread=spread)
+        truth = {("percent_agreement", "pair"): _percent(accuracy, 2, spread),
+                 ("percent_agreement", "all"): _percent(accuracy, m, spread),
                  ("cohen_kappa", "pair"): kappa, ("fleiss_kappa", "all"): kappa, ("krippendorff_alpha", "all"): kappa}
-        hits = {key: 0 for key in truth}
-        widths = {key: [] for key in truth}
+        clusters = ("task_id", None) if tasks else ("task_id",)  # without tasks every answer is its own task
+        hits = {(key, c): 0 for key in truth for c in clusters}
+        widths = {(key, c): [] for key in truth for c in clusters}
         for rep in range(args.reps):
-            labels = simulate_annotators(n_items, m, accuracy=accuracy, shares=SHARES, seed=rep, missing=missing)
-            table = agreement(labels, n_boot=args.n_boot, seed=rep)
-            for (measure, who), value in truth.items():
-                chosen = table[(table["measure"] == measure) & ((table["annotators"] == "all") == (who == "all"))]
-                row = chosen.iloc[0]  # the first pair stands for every pair (they are exchangeable)
-                hits[(measure, who)] += bool(row["ci_low"] <= value <= row["ci_high"])
-                widths[(measure, who)].append(row["ci_high"] - row["ci_low"])
-        for (measure, who), hit in hits.items():
+            labels = simulate_annotators(n_items, m, accuracy=accuracy, shares=SHARES, seed=rep, missing=missing,
+                                         tasks=tasks, spread=spread)
+            for cluster in clusters:
+                table = agreement(labels, n_boot=args.n_boot, seed=rep, cluster=cluster)
+                for (measure, who), value in truth.items():
+                    chosen = table[(table["measure"] == measure) & ((table["annotators"] == "all") == (who == "all"))]
+                    row = chosen.iloc[0]  # the first pair stands for every pair (they are exchangeable)
+                    hits[((measure, who), cluster)] += bool(row["ci_low"] <= value <= row["ci_high"])
+                    widths[((measure, who), cluster)].append(row["ci_high"] - row["ci_low"])
+        for ((measure, who), cluster), hit in hits.items():
             p = hit / args.reps
             rows.append({"answers": n_items, "annotators": m, "accuracy": accuracy, "missing": missing,
+                         "tasks": tasks or n_items, "spread": spread,
+                         "resampled": "tasks" if cluster else "answers",
                          "measure": measure, "set": who, "true_value": round(truth[(measure, who)], 4),
                          "coverage": round(p, 3), "mc_se": round(float(np.sqrt(p * (1 - p) / args.reps)), 3),
-                         "mean_width": round(float(np.mean(widths[(measure, who)])), 3)})
-        print(f"design {n_items} answers x {m} annotators, accuracy {accuracy}, missing {missing}: done "
-              f"({time.perf_counter() - start:.0f} s)", flush=True)
+                         "mean_width": round(float(np.mean(widths[((measure, who), cluster)])), 3)})
+        print(f"design {n_items} answers x {m} annotators, accuracy {accuracy} +- {spread}, missing {missing}, "
+              f"{tasks or n_items} tasks: done ({time.perf_counter() - start:.0f} s)", flush=True)
     table = pd.DataFrame(rows)
     print(f"\nSYNTHETIC annotators; {args.reps} replications per design, {args.n_boot} resamples, 95% intervals")
     print(table.to_string(index=False))

@@ -180,6 +180,12 @@ def _cmd_sample(args: argparse.Namespace) -> int:
     return 0
 
 
+#: ``agreement --cluster``: what the bootstrap resamples as one unit, and how the output says it.
+_CLUSTER = {"task": "task_id", "system": "system", "answer": None}
+_RESAMPLED = {"task": "tasks (the answers to one task drawn together)", "system": "systems",
+              "answer": "answers (taken as independent)"}
+
+
 def _cmd_agreement(args: argparse.Namespace) -> int:
     import pandas as pd
 
@@ -190,11 +196,11 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
 
         check_writable(args.out, force=args.force, what="agreement table", suffixes=(".csv", ".parquet"))
     labels = load_labels(args.files)
-    table = agreement(labels, n_boot=args.n_boot, ci=args.ci, seed=args.seed)
+    table = agreement(labels, n_boot=args.n_boot, ci=args.ci, seed=args.seed, cluster=_CLUSTER[args.cluster])
     with pd.option_context("display.width", 200, "display.max_colwidth", 80, "display.max_rows", 1000,
                            "display.max_columns", 50):
         print(f"Agreement of {labels['annotator'].nunique()} annotators ({int(round(100 * args.ci))}% bootstrap "
-              f"intervals over items, {args.n_boot} resamples, seed {args.seed}):")
+              f"intervals over {_RESAMPLED[args.cluster]}, {args.n_boot} resamples, seed {args.seed}):")
         print(table.round(3).to_string(index=False))
         annotators = sorted(labels["annotator"].unique())
         for i, first in enumerate(annotators):
@@ -249,13 +255,16 @@ def _add_audit_commands(sub) -> None:
 
     p = sub.add_parser("agreement", help="agreement between annotators' label files (kappas, alpha, disagreements)",
                        description="Percent agreement and Cohen's kappa per pair, Fleiss' kappa and Krippendorff's "
-                                   "alpha (nominal) for all, with bootstrap intervals over answers; the confusion "
+                                   "alpha (nominal) for all, with bootstrap intervals over tasks; the confusion "
                                    "matrix of each pair, agreement per category and the list of disagreements.")
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="label files (system, task_id, repeat, annotator, label, note, labelled_at)")
     p.add_argument("--n-boot", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
     p.add_argument("--ci", type=_level, default=0.95, metavar="LEVEL", help="interval level (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")
+    p.add_argument("--cluster", choices=list(_CLUSTER), default="task",
+                   help="what the bootstrap resamples as one unit: every answer to a task together (default), "
+                        "every answer of a system, or each answer on its own")
     p.add_argument("--out", metavar="FILE", help="also write the agreement table (.csv or .parquet)")
     p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     p.set_defaults(func=_cmd_agreement)

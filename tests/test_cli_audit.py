@@ -76,3 +76,20 @@ def test_agreement_errors_are_clean(labels, tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["agreement", str(labels[0]), str(labels[1]), "--ci", "95"])
     assert "expected a level between 0 and 1" in capsys.readouterr().err
+
+
+def test_agreement_says_what_its_bootstrap_resamples_and_cluster_chooses_it(labels, tmp_path, capsys):
+    tables = {}
+    for cluster in ("task", "system", "answer"):
+        out = tmp_path / f"{cluster}.csv"
+        assert main(["agreement", *map(str, labels), "--n-boot", "200", "--cluster", cluster, "--out", str(out)]) == 0
+        tables[cluster] = pd.read_csv(out)
+        said = {"task": "intervals over tasks (the answers to one task drawn together)",
+                "system": "intervals over systems", "answer": "intervals over answers (taken as independent)"}
+        assert said[cluster] in capsys.readouterr().out
+    # one answer per task: a task is an answer; one system: every resample is the whole sample
+    pd.testing.assert_frame_equal(tables["task"], tables["answer"])
+    assert (tables["system"]["ci_low"] == tables["system"]["value"]).all()
+    with pytest.raises(SystemExit):
+        main(["agreement", *map(str, labels), "--cluster", "repeat"])
+    assert "invalid choice: 'repeat'" in capsys.readouterr().err

@@ -286,3 +286,74 @@ def test_bootstrap_intervals_cover_the_true_kappa_about_as_often_as_promised():
     for measure, hit in hits.items():
         # 95% nominal; with 120 replications the Monte Carlo standard error is about 2 points
         assert 0.87 <= hit / reps <= 0.995, (measure, hit / reps)
+
+
+# ---- the task (cluster) bootstrap: answers to one task are drawn together ----
+
+SHARES = [0.33, 0.24, 0.09, 0.07, 0.06, 0.09, 0.11, 0.01]
+
+
+def test_the_task_bootstrap_equals_drawing_whole_tasks_by_hand():
+    from sgr_kit.stats._resample import problem_weights
+
+    # 12 tasks with 1-4 answers each (two systems, repeats): a resample draws tasks, each with all its answers
+    rng = np.random.default_rng(2)
+    rows, items = [], []
+    for t in range(12):
+        for system in ("s1", "s2")[: 1 + t % 2]:
+            for repeat in range(1 + t % 3 // 2):
+                first, second = rng.choice(list(ANNOTATION_LABELS[:4]), size=2)
+                items.append((system, f"t{t:02d}", repeat, first, second))
+    for system, task, repeat, first, second in items:
+        rows += [(system, task, repeat, "a", first), (system, task, repeat, "b", second)]
+    labels = pd.DataFrame(rows, columns=["system", "task_id", "repeat", "annotator", "label"])
+    table = agreement(labels, n_boot=300, seed=7, ci=0.9)
+    order = sorted(items)  # the items in the table's order (system, task, repeat)
+    tasks = sorted({task for _, task, *_ in order})
+    weights = problem_weights(np.random.default_rng(7), len(tasks), 300)
+    loop = []
+    for row in weights.astype(int):
+        drawn = [item for task, count in zip(tasks, row) for _ in range(count) for item in order if item[1] == task]
+        loop.append(cohen_kappa_score([i[3] for i in drawn], [i[4] for i in drawn]))
+    low, high = np.nanquantile(loop, [0.05, 0.95])
+    assert (_value(table, "cohen_kappa", "a|b")["ci_low"], _value(table, "cohen_kappa", "a|b")["ci_high"]) == \
+        pytest.approx((low, high))
+    assert _value(table, "cohen_kappa", "a|b")["value"] == pytest.approx(
+        cohen_kappa_score([i[3] for i in order], [i[4] for i in order]))
+
+
+def test_population_kappa_with_tasks_of_different_difficulty_matches_a_large_simulation():
+    labels = simulate_annotators(40_000, 2, accuracy=0.7, shares=SHARES, seed=3, tasks=4_000, spread=0.25)
+    value = _value(agreement(labels, n_boot=0), "cohen_kappa", "a0|a1")["value"]
+    assert value == pytest.approx(population_kappa(accuracy=0.7, shares=SHARES, spread=0.25), abs=0.01)
+    assert population_kappa(accuracy=0.7, shares=SHARES, spread=0.25) > population_kappa(accuracy=0.7, shares=SHARES)
+
+
+def test_with_tasks_of_different_difficulty_the_task_bootstrap_covers_and_the_answer_bootstrap_does_not():
+    # SYNTHETIC: 176 answers to 16 tasks (11 each), accuracy 0.45 or 0.95 by task
+    truth = population_kappa(accuracy=0.7, shares=SHARES, spread=0.25)
+    reps, hits = 120, {"task_id": 0, None: 0}
+    for rep in range(reps):
+        labels = simulate_annotators(176, 2, accuracy=0.7, shares=SHARES, seed=500 + rep, tasks=16, spread=0.25)
+        for cluster in hits:
+            row = _value(agreement(labels, n_boot=400, seed=rep, cluster=cluster), "cohen_kappa", "a0|a1")
+            hits[cluster] += row["ci_low"] <= truth <= row["ci_high"]
+    # 95% nominal; Monte Carlo standard error about 2 points at 120 replications; a bootstrap over only
+    # 16 tasks runs a little short of nominal
+    assert 0.85 <= hits["task_id"] / reps <= 0.995, hits
+    assert hits[None] / reps < 0.75, hits  # answers taken as independent: intervals far too narrow
+
+
+def test_cluster_must_be_a_task_a_system_or_none():
+    labels = _labels({"a": ["correct", "scope_drift"], "b": ["correct", "correct"]})
+    with pytest.raises(SgrKitError, match="cluster: expected one of 'task_id', 'system', None, found 'repeat'"):
+        agreement(labels, cluster="repeat")
+    by_system = agreement(labels, n_boot=50, cluster="system")  # one system: every resample is the whole sample
+    assert (by_system["ci_low"] == by_system["value"]).all()
+
+
+def test_simulated_tasks_number_answers_as_repeats_and_refuse_an_accuracy_off_the_scale():
+    labels = simulate_annotators(10, 2, accuracy=0.8, shares=SHARES, tasks=4, spread=0.1)
+    assert labels.drop_duplicates(["task_id", "repeat"]).shape[0] == 10 and labels["task_id"].nunique() == 4
+    with pytest.raises(SgrKitError, match="accuracy"):
+        simulate_annotators(10, 2, accuracy=0.9, shares=SHARES, tasks=4, spread=0.2)

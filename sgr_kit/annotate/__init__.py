@@ -9,7 +9,7 @@
   widget's HTML) and :mod:`~sgr_kit.annotate.keys` (the keyboard shortcuts);
 - :func:`agreement` and its companions (from :mod:`sgr_kit.stats.agreement`): percent
   agreement, Cohen's kappa per pair, Fleiss' kappa and Krippendorff's alpha with bootstrap
-  intervals over answers, confusion matrices, per-category agreement;
+  intervals over tasks, confusion matrices, per-category agreement;
 - :mod:`~sgr_kit.annotate.adjudicate`: the disagreements between label files, the final
   audit-label file the report reads, and an ipywidgets view to decide each disagreement.
 

@@ -51,7 +51,7 @@ def agreement_tables(
     labels = load_labels(paths)
     level = f"{round(100 * ci)}%"
     out = [
-        ("agreement", f"Agreement between annotators ({level} bootstrap intervals over answers)",
+        ("agreement", f"Agreement between annotators ({level} bootstrap intervals over tasks)",
          agreement(labels, n_boot=n_boot, ci=ci, seed=seed)),
         ("category_agreement", "Agreement per category (share of a category's uses another annotator matched)",
          category_agreement(labels)),

@@ -15,7 +15,7 @@ a problem, and pooled results average over systems per problem first.
 - :func:`repeat_stats`: average and best of n repeats, spread across repeats;
 - :func:`power`: problems or repeats needed, and the detectable difference;
 - ``describe_*``: one plain sentence per result row, for notebooks and reports;
-- :func:`agreement`: annotators' agreement on audit labels (kappas, alpha, bootstrap over items).
+- :func:`agreement`: annotators' agreement on audit labels (kappas, alpha, bootstrap over tasks).
 
 Every result table has a boolean ``synthetic`` column, True when any input row is
 synthetic (the demo).

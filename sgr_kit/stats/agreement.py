@@ -20,11 +20,14 @@ at most one label out of a set of **nominal** categories (the audit labels and
 
 A kappa or alpha is **undefined** (NaN, with a note) when the expected agreement is 1 or
 the expected disagreement is 0: every label used is the same category, so chance alone
-explains the agreement. Items are assumed **independent** (the answers of different systems
-to one task are treated as separate items). Intervals are percentile **bootstrap** intervals
-over items: ``n_boot`` resamples of the items with replacement (one weight matrix per set of
-items, shared by the measures on that set; numpy ``Generator`` seeded by ``seed``); a resample where the measure is undefined is left out,
-and the note says how often that happened.
+explains the agreement. Intervals are percentile **bootstrap** intervals that resample
+**tasks** by default (``cluster="task_id"``): the answers of different systems (and
+repeats) to one task are drawn together, since they share the task's difficulty and are not
+independent of each other; tasks are assumed independent (a constraint task and its goal
+variant are two tasks). ``cluster=None`` resamples the answers as independent items.
+``n_boot`` resamples with replacement (one weight matrix per set of items, shared by the
+measures on that set; numpy ``Generator`` seeded by ``seed``); a resample where the measure
+is undefined is left out, and the note says how often that happened.
 
 :func:`cohen_kappa`, :func:`fleiss_kappa` and :func:`krippendorff_alpha` are the plain
 measures on arrays (tested against scikit-learn, statsmodels and the ``krippendorff``
@@ -45,12 +48,14 @@ from ..schema import AGREEMENT_COLUMNS, ANNOTATION_LABELS, TEXT_DTYPE
 from ._resample import problem_weights
 
 __all__ = [
-    "ITEM", "agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "confusion_matrix",
+    "ITEM", "CLUSTERS", "agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "confusion_matrix",
     "category_agreement", "label_matrix", "simulate_annotators", "population_kappa",
 ]  # fmt: skip
 
 #: The columns that name an item (one labelled answer).
 ITEM = ("system", "task_id", "repeat")
+#: What :func:`agreement`'s bootstrap may resample as one unit (None: each item).
+CLUSTERS = ("task_id", "system", None)
 _REQUIRED = (*ITEM, "annotator", "label")
 _UNDEFINED = "undefined: the expected agreement is 1 (every label is the same category)"
 
@@ -251,8 +256,9 @@ def _interval(point: float, resampled: np.ndarray, ci: float) -> tuple[float, fl
     return float(low), float(high), note
 
 
-def agreement(labels: pd.DataFrame, *, n_boot: int = 2000, ci: float = 0.95, seed: int = 0) -> pd.DataFrame:
-    """Agreement between two or more annotators, with bootstrap intervals over items.
+def agreement(labels: pd.DataFrame, *, n_boot: int = 2000, ci: float = 0.95, seed: int = 0,
+              cluster: str | None = "task_id") -> pd.DataFrame:
+    """Agreement between two or more annotators, with bootstrap intervals over tasks (or items).
 
     Parameters
     ----------
@@ -266,6 +272,9 @@ def agreement(labels: pd.DataFrame, *, n_boot: int = 2000, ci: float = 0.95, see
         Level of the percentile intervals.
     seed : int, default 0
         Seed of the numpy ``Generator``; the same seed gives the same intervals.
+    cluster : {"task_id", "system"} or None, default "task_id"
+        What the bootstrap resamples: every answer to one task together (the default), every
+        answer of one system together, or (None) each answer on its own.
 
     Returns
     -------
@@ -285,14 +294,15 @@ def agreement(labels: pd.DataFrame, *, n_boot: int = 2000, ci: float = 0.95, see
     ------
     SgrKitError
         For a malformed labels table (see :func:`label_matrix`), fewer than two
-        annotators, ``n_boot < 0`` or ``ci`` outside (0, 1).
+        annotators, ``n_boot < 0``, ``ci`` outside (0, 1) or an unknown ``cluster``.
 
     Notes
     -----
-    Assumes nominal categories and independent items; missing labels are allowed (each
-    measure uses the items it can, as above). The intervals are percentile intervals of
-    ``n_boot`` item resamples; their coverage is measured on simulated annotators in
-    ``benchmarks/agreement_coverage.py``.
+    Assumes nominal categories and independent clusters (tasks, by default); missing labels
+    are allowed (each measure uses the items it can, as above). The intervals are percentile
+    intervals of ``n_boot`` resamples of the clusters; their coverage is measured on simulated
+    annotators in ``benchmarks/agreement_coverage.py``, with tasks of different difficulty,
+    where resampling answers as independent items gives intervals that are too narrow.
 
     Examples
     --------
@@ -314,7 +324,10 @@ def agreement(labels: pd.DataFrame, *, n_boot: int = 2000, ci: float = 0.95, see
         raise SgrKitError(f"n_boot: expected a whole number >= 0, found {n_boot!r}")
     if not 0 < float(ci) < 1:
         raise SgrKitError(f"ci: expected a level between 0 and 1 (e.g. 0.95), found {ci!r}")
+    if cluster not in CLUSTERS:
+        raise SgrKitError(f"cluster: expected one of {', '.join(map(repr, CLUSTERS))}, found {cluster!r}")
     wide, categories = label_matrix(labels)
+    groups = None if cluster is None else wide.index.get_level_values(cluster).astype(str).to_numpy()
     annotators = list(wide.columns)
     if len(annotators) < 2:
         raise SgrKitError(f"agreement: expected labels of two or more annotators, found "
@@ -328,7 +341,11 @@ def agreement(labels: pd.DataFrame, *, n_boot: int = 2000, ci: float = 0.95, see
         # one set of resamples per set of items: measures on the same items share their resamples
         key = np.packbits(mask).tobytes() + len(mask).to_bytes(8, "little")
         if key not in drawn:
-            drawn[key] = problem_weights(rng, int(mask.sum()), int(n_boot))
+            if groups is None:
+                drawn[key] = problem_weights(rng, int(mask.sum()), int(n_boot))
+            else:  # a cluster's weight goes to each of its items
+                names, codes = np.unique(groups[mask], return_inverse=True)
+                drawn[key] = problem_weights(rng, len(names), int(n_boot))[:, codes]
         return drawn[key]
 
     def measure(name: str, who: str, kernel, data: tuple, mask: np.ndarray, note: str = "") -> None:
@@ -449,7 +466,8 @@ def category_agreement(labels: pd.DataFrame) -> pd.DataFrame:
 
 
 def simulate_annotators(
-    n_items: int, n_annotators: int, *, accuracy: float, shares, seed: int = 0, missing: float = 0.0
+    n_items: int, n_annotators: int, *, accuracy: float, shares, seed: int = 0, missing: float = 0.0,
+    tasks: int | None = None, spread: float = 0.0,
 ) -> pd.DataFrame:
     """SYNTHETIC labels of simulated annotators, for checking the intervals (not real annotations).
 
@@ -459,6 +477,12 @@ def simulate_annotators(
     category drawn uniformly from all of them; each label is left out with probability
     ``missing``. The population value of every measure is :func:`population_kappa`.
 
+    With ``tasks``, the items are answers to that many tasks (item ``i`` answers task
+    ``i mod tasks``, as repeat ``i div tasks``), and tasks differ in difficulty: on each task
+    the annotators' accuracy is ``accuracy + spread`` or ``accuracy - spread``, each with
+    probability one half. Answers to one task then agree more (or less) alike: they are not
+    independent items, which is what the task bootstrap of :func:`agreement` allows for.
+
     Returns
     -------
     DataFrame
@@ -466,36 +490,50 @@ def simulate_annotators(
     """
     rng = np.random.default_rng(seed)
     shares = np.asarray(shares, dtype=float)
+    if not (0 <= accuracy - spread and accuracy + spread <= 1):
+        raise SgrKitError(f"simulate_annotators: accuracy +- spread must lie in [0, 1], found {accuracy} +- {spread}")
     categories = np.array(ANNOTATION_LABELS[: len(shares)], dtype=object)
     truth = rng.choice(len(shares), size=n_items, p=shares / shares.sum())
-    keep = rng.random((n_annotators, n_items)) < accuracy
+    n_tasks = n_items if tasks is None else int(tasks)
+    task = np.arange(n_items) % n_tasks
+    per_task = accuracy + spread * rng.choice([-1.0, 1.0], size=n_tasks) if spread else np.full(n_tasks, accuracy)
+    keep = rng.random((n_annotators, n_items)) < per_task[task][None, :]
     guess = rng.integers(0, len(shares), size=(n_annotators, n_items))
     given = np.where(keep, truth[None, :], guess)
     present = rng.random((n_annotators, n_items)) >= missing
     a, i = np.nonzero(present)
-    return pd.DataFrame({"system": "SYNTHETIC", "task_id": [f"t{k:05d}" for k in i], "repeat": 0,
+    return pd.DataFrame({"system": "SYNTHETIC", "task_id": [f"t{k:05d}" for k in task[i]],
+                         "repeat": np.arange(n_items)[i] // n_tasks,
                          "annotator": [f"a{k}" for k in a], "label": categories[given[a, i]]})
 
 
-def population_kappa(*, accuracy: float, shares) -> float:
+def population_kappa(*, accuracy: float, shares, spread: float = 0.0) -> float:
     """The population kappa of two annotators of :func:`simulate_annotators` (also Fleiss' kappa and alpha's limit).
 
-    With ``q(c | t) = accuracy [c = t] + (1 - accuracy) / K``, the joint law of two
+    With ``q(c | t) = a [c = t] + (1 - a) / K`` for accuracy ``a``, the joint law of two
     annotators is ``P(c, d) = sum_t pi_t q(c | t) q(d | t)``; kappa is
     ``(p_o - p_e) / (1 - p_e)`` with ``p_o = sum_c P(c, c)`` and ``p_e = sum_c q_c^2``. Both
     annotators have the same marginal, so Cohen's, Fleiss' and (as items grow) Krippendorff's
-    measures share this value.
+    measures share this value. With a ``spread`` of accuracy between tasks, ``p_o`` is the
+    average of its values at ``accuracy +- spread``; the marginal, linear in ``a``, is that at
+    ``accuracy``.
 
     Examples
     --------
     >>> round(population_kappa(accuracy=1.0, shares=[0.5, 0.5]), 6), round(population_kappa(accuracy=0.0, shares=[1, 1]), 6)
     (1.0, 0.0)
+    >>> population_kappa(accuracy=0.7, shares=[0.5, 0.5], spread=0.2) > population_kappa(accuracy=0.7, shares=[0.5, 0.5])
+    True
     """
     pi = np.asarray(shares, dtype=float)
     pi = pi / pi.sum()
     k = len(pi)
-    q = accuracy * np.eye(k) + (1 - accuracy) / k  # q[t, c]
-    joint = np.einsum("t,tc,td->cd", pi, q, q)
-    marginal = pi @ q
-    po, pe = np.trace(joint), float((marginal**2).sum())
+
+    def q(a: float) -> np.ndarray:
+        return a * np.eye(k) + (1 - a) / k  # q[t, c]
+
+    accuracies = (accuracy - spread, accuracy + spread) if spread else (accuracy,)
+    po = float(np.mean([np.trace(np.einsum("t,tc,td->cd", pi, q(a), q(a))) for a in accuracies]))
+    marginal = pi @ q(accuracy)
+    pe = float((marginal**2).sum())
     return float((po - pe) / (1 - pe))
