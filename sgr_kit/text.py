@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, Callable
 
-__all__ = ["CONTROL", "LABEL_WIDTH", "NAME_WIDTH", "control_name", "visible", "visible_repr", "short_label",
+__all__ = ["CONTROL", "fixed", "LABEL_WIDTH", "NAME_WIDTH", "control_name", "visible", "visible_repr", "short_label",
            "figure_label", "name_html"]
 
 #: Invisible characters shown as markers: bidirectional controls, zero-width space, BOM and C0/C1
@@ -126,3 +126,18 @@ def name_html(value: Any, *, width: int = NAME_WIDTH) -> str:
 
     return (f'<bdi title="{html.escape(short_label(value, width=300), quote=True)}">'
             f"{html.escape(short_label(value, width=width))}</bdi>")
+
+
+def fixed(digits: int) -> Callable[[float], str]:
+    """A formatter: ``digits`` decimals, and what rounds to zero without a sign ("0.00", never "-0.00").
+
+    Examples
+    --------
+    >>> fixed(2)(-0.004), fixed(2)(-0.006), fixed(1)(12.34)
+    ('0.00', '-0.01', '12.3')
+    """
+    def text(x: float) -> str:
+        out = f"{x:.{digits}f}"
+        return out[1:] if out.startswith("-") and float(out) == 0 else out
+
+    return text

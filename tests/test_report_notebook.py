@@ -113,3 +113,13 @@ def test_a_step_number_with_missing_values_shows_as_a_whole_number():
     frame = pd.DataFrame({"system": ["A", "B"], "first_site_step": [3.0, float("nan")], "site_fetch_share": [0.25, 0.0]})
     html = display_table(frame).to_html()
     assert ">3<" in html and "3.00" not in html and "0.25" in html
+
+
+def test_a_difference_that_rounds_to_zero_has_no_sign_on_pages_and_in_latex():
+    from sgr_kit.report.notebook import latex_table
+
+    frame = pd.DataFrame({"system": ["A", "B"], "diff": [-0.004, -0.25]})
+    html = display_table(frame).to_html()
+    assert ">0.00<" in html and "-0.00" not in html and ">-0.25<" in html
+    tex = latex_table(frame)
+    assert "-0.00" not in tex and "0.00" in tex and "-0.25" in tex

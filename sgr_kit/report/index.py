@@ -18,7 +18,7 @@ from ..errors import SgrKitError
 from ..output import write_text
 from ..pipeline import Inputs
 from ..schema import METRIC_LABELS, METRICS, PAPER_TASKS, SYNTHETIC_NOTE
-from ..text import name_html
+from ..text import fixed, name_html
 
 __all__ = ["headline_table", "write_index"]
 
@@ -85,7 +85,8 @@ def headline_table(inputs: Inputs, *, failure_policy: str = "zero", n_boot: int 
 
 
 def _number(value: float, digits: int = 2) -> str:
-    return "" if pd.isna(value) else f"{value:.{digits}f}"
+    """``value`` rounded for the page; a value that rounds to zero is "0.00", never "-0.00"."""
+    return "" if pd.isna(value) else fixed(digits)(value)
 
 
 def _headline_html(table: pd.DataFrame, *, level: str = "95%") -> str:

@@ -17,10 +17,11 @@ What this does not undo: changes a page makes to the code of imported modules. T
 own pages make none; ``tests/test_report.py`` checks that every saved notebook of a report,
 run again alone by papermill in a kernel of its own, shows the same outputs with the same
 execution counts and writes every table and figure byte for byte the same
-(``test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill``). A notebook that is not one of the report's own (a user's ``--notebooks PATH``) runs
-in a kernel of its own, started for it and stopped after it, as does a page after a page
-that failed (the kernel might be left in any state).
+(``test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill``).
 
+A notebook that is not one of the report's own (a user's ``--notebooks PATH``) runs in a
+kernel of its own, started for it and stopped after it, as does a page after a page that
+failed (the kernel might be left in any state).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from ..errors import InsufficientDataError, SgrKitError
 from ..output import write_table, write_text
 from ..pipeline import Inputs, load_inputs
 from ..schema import SYNTHETIC_NOTE, check_choice
-from ..text import NAME_WIDTH, name_html, visible
+from ..text import NAME_WIDTH, fixed, name_html, visible
 from .parameters import FIGURE_FORMATS
 
 __all__ = ["FIGURE_FORMATS", "Notebook", "open_notebook", "latex_table", "display_table", "with_intervals"]
@@ -72,9 +72,14 @@ def latex_table(frame: pd.DataFrame, *, caption: str = "", precision: int = 2) -
     for column in [c for c in frame.columns if _is_text(frame[c])]:  # names from data: controls made visible
         frame[column] = [visible(v, newlines=False) if isinstance(v, str) else v for v in frame[column]]
     styler = frame.style.format(precision=precision, na_rep="--", escape="latex").hide(axis="index")
+    styler = styler.format(fixed(precision), subset=_float_columns(frame), na_rep="--")
     styler = styler.format_index(escape="latex", axis=1)
     text = styler.to_latex(hrules=True, caption=caption or None)
     return text
+
+
+def _float_columns(frame: pd.DataFrame) -> list:
+    return [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c])]
 
 
 #: Columns shown as text that may wrap (long notes), not as numbers.
@@ -152,6 +157,7 @@ def display_table(frame: pd.DataFrame, *, precision: int = 2, name: str = "") ->
         elif _is_count(column, series) and pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
             formats[column] = _count_text
     styler = frame.style.format(precision=precision, na_rep="", escape="html").hide(axis="index")
+    styler = styler.format(fixed(precision), subset=_float_columns(frame), na_rep="")
     if formats:
         styler = styler.format(formats, subset=list(formats), na_rep="")
     # names and answer text from data: escaped, controls made visible, cut with an ellipsis
@@ -184,7 +190,8 @@ def with_intervals(frame: pd.DataFrame, metrics: Sequence[str], *, digits: int =
     out = frame.copy()
     for metric in metrics:
         low, high = out.pop(f"{metric}_ci_low"), out.pop(f"{metric}_ci_high")
-        text = [("" if pd.isna(v) else f"{v:.{digits}f}") + ("" if pd.isna(lo) or pd.isna(v) else f" [{lo:.1f}, {hi:.1f}]")
+        value, bound = fixed(digits), fixed(1)
+        text = [("" if pd.isna(v) else value(v)) + ("" if pd.isna(lo) or pd.isna(v) else f" [{bound(lo)}, {bound(hi)}]")
                 for v, lo, hi in zip(out[metric], low, high)]
         out[metric] = text
         out = out.rename(columns={metric: f"{metric} [CI]"})
