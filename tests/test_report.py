@@ -529,3 +529,23 @@ def test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill(built
     after = files()
     assert sorted(after) == sorted(before)
     assert [name for name in before if after[name] != before[name]] == []
+
+
+def test_builds_in_one_process_leave_no_threads_or_open_files_behind(fixture, tmp_path):
+    # papermill leaves its kernel client open on a kernel it did not start (each client holds a ZeroMQ
+    # context: a thread and sockets); the build closes them, so a session that builds many reports
+    # does not run out of threads or file descriptors
+    import gc
+
+    import psutil
+
+    me = psutil.Process()
+    counts = []
+    for i in range(3):
+        result = build_report(fixture["tasks"], fixture["runs"], tmp_path / f"r{i}", notebooks=["01", "03"],
+                              parameters={"n_boot": 100}, workers=2, progress=False)
+        assert result.ok
+        gc.collect()
+        counts.append((me.num_threads(), me.num_fds()))
+    (threads_1, fds_1), _, (threads_3, fds_3) = counts
+    assert threads_3 <= threads_1 and fds_3 <= fds_1 + 2, counts

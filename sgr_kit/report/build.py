@@ -318,6 +318,7 @@ class _PageRunner:
         return kernel
 
     def done_with(self, kernel, own: bool, ok: bool) -> None:
+        kernel.close_clients()  # papermill leaves its client open on a kernel it did not start
         if own and ok:
             self.kept = kernel
         else:

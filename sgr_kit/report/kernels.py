@@ -97,16 +97,16 @@ class PageKernel:
     """A python3 kernel started in ``folder``, with :data:`WARM_IMPORTS` sent to it (unless ``warm`` is false).
 
     ``km`` is the kernel manager to hand to papermill (which then leaves the kernel running
-    after the notebook). The build's own requests (the imports, :meth:`fresh`) go through a
+    after the notebook, and the client it opened with it: :meth:`close_clients` closes those,
+    each holding a ZeroMQ context with its own thread and sockets). The build's own requests (the imports, :meth:`fresh`) go through a
     short-lived blocking client of their own, each with a deadline: a kernel that does not
     answer in time is reported, never waited on forever.
     """
 
     def __init__(self, folder: str | os.PathLike, *, warm: bool = True) -> None:
-        from jupyter_client.manager import AsyncKernelManager
         from jupyter_core.utils import run_sync
 
-        self.km = AsyncKernelManager(kernel_name="python3")
+        self.km = _manager_class()(kernel_name="python3")
         run_sync(self.km.start_kernel)(cwd=str(folder))
         self.pages = 0
         self._pending = self._send(_WARM) if warm else None
@@ -137,7 +137,7 @@ class PageKernel:
                 if reply.get("parent_header", {}).get("msg_id") == msg_id:
                     break
         finally:
-            client.stop_channels()
+            _close(client)
         content = reply.get("content", {})
         if content.get("status") != "ok":
             raise RuntimeError(f"the kernel failed {what}: {content.get('ename')}: {content.get('evalue')}")
@@ -162,12 +162,18 @@ class PageKernel:
         self._wait(self._send(_RESTORE), timeout, "being restored")
         self.pages += 1
 
+    def close_clients(self) -> None:
+        """Close the clients papermill opened on this kernel (call in the thread that ran papermill)."""
+        while self.km.clients:
+            _close(self.km.clients.pop())
+
     def stop(self) -> None:
         """Shut the kernel down now (a kernel already gone is fine)."""
         from jupyter_core.utils import run_sync
 
+        self.close_clients()
         if self._pending is not None:
-            self._pending[0].stop_channels()
+            _close(self._pending[0])
             self._pending = None
         try:
             if run_sync(self.km.is_alive)():
@@ -176,3 +182,34 @@ class PageKernel:
         except Exception:
             pass
 
+
+def _close(client: Any) -> None:
+    """Stop a kernel client's channels and end the ZeroMQ context it created (its thread and sockets)."""
+    try:
+        client.stop_channels()
+        if getattr(client, "_created_context", False) and not client.context.closed:
+            client.context.destroy(linger=0)
+    except Exception:
+        pass
+
+
+_MANAGER: list = []
+
+
+def _manager_class():
+    """A kernel manager that remembers the clients it hands out (papermill's), so that they can be closed."""
+    if not _MANAGER:
+        from jupyter_client.manager import AsyncKernelManager
+
+        class PageKernelManager(AsyncKernelManager):
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                self.clients: list = []
+
+            def client(self, *args: Any, **kwargs: Any) -> Any:
+                made = super().client(*args, **kwargs)
+                self.clients.append(made)
+                return made
+
+        _MANAGER.append(PageKernelManager)
+    return _MANAGER[0]
