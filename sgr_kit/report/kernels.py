@@ -86,7 +86,7 @@ def restore(shell: Any) -> None:
     sys.path[:] = _SAVED["path"]
 
 
-# -- in the worker ----------------------------------------------------------------------------
+# -- in the build ------------------------------------------------------------------------------
 
 _WARM = (f"[__import__('importlib').import_module(m) for m in {WARM_IMPORTS!r}]\n"
          "__import__('sgr_kit.report.kernels', fromlist=['remember']).remember()")
