@@ -56,7 +56,6 @@ def headline_table(inputs: Inputs, *, failure_policy: str = "zero", n_boot: int 
         computed minus published, NaN where the paper has no value or the system was
         scored on fewer than the paper's 100 tasks). Sorted by overall Item-F1.
     """
-    from ..stats import bootstrap_means
     from .summary import summary_table
 
     scores = inputs.scores if systems is None else inputs.scores[inputs.scores["system"].isin(list(systems))]
@@ -67,6 +66,8 @@ def headline_table(inputs: Inputs, *, failure_policy: str = "zero", n_boot: int 
                               "(it was built from other scores or another subset)")
         table = table.reset_index(drop=True)
     else:
+        from ..stats import bootstrap_means  # SciPy's statistics: about 0.7 s to import, only when bootstrapping here
+
         table = summary_table(scores, failure_policy=failure_policy)
         table = table[table["variant"] == "overall"].drop(columns=["variant", "n_failed"])
         boot = bootstrap_means(scores, failure_policy=failure_policy, n_boot=n_boot, seed=seed, ci=1 - alpha)
