@@ -7,7 +7,7 @@ category with probability ``accuracy``, else a category at random
 left out with that probability. The population values are exact:
 :func:`~sgr_kit.stats.agreement.population_kappa` for Cohen's kappa, Fleiss' kappa and
 (in the limit) Krippendorff's alpha, and for percent agreement ``sum_t pi_t sum_c
-q(c|t)^m`` (all ``m`` agree; ``m = 2`` for a pair). A row counts how often the 95 %
+q(c|t)^m`` (all ``m`` agree; ``m = 2`` for a pair; ``population_agreement``). A row counts how often the 95 %
 interval held the population value; the Monte Carlo standard error is
 ``sqrt(p (1 - p) / reps)`` (about 1.3 points at 300 replications).
 
@@ -29,7 +29,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from sgr_kit.stats.agreement import agreement, population_kappa, simulate_annotators
+from sgr_kit.stats.agreement import agreement, population_agreement, population_kappa, simulate_annotators
 
 #: Category shares like Table 4 (the six error types then correct), and a small not-analyzable share.
 SHARES = [0.33, 0.24, 0.09, 0.07, 0.06, 0.09, 0.11, 0.01]
@@ -38,16 +38,6 @@ DESIGNS = [  # (answers, annotators, accuracy, missing, tasks, spread of accurac
     (176, 3, 0.70, 0.1, None, 0.0), (44, 2, 0.80, 0.0, None, 0.0), (44, 3, 0.70, 0.0, None, 0.0),
     (176, 2, 0.70, 0.0, 16, 0.25), (176, 3, 0.70, 0.0, 16, 0.25),
 ]
-
-
-def _percent(accuracy: float, m: int, spread: float = 0.0) -> float:
-    pi = np.asarray(SHARES) / sum(SHARES)
-    k = len(pi)
-    values = []
-    for a in ((accuracy - spread, accuracy + spread) if spread else (accuracy,)):
-        q = a * np.eye(k) + (1 - a) / k
-        values.append(sum(pi[t] * (q[t] ** m).sum() for t in range(k)))
-    return float(np.mean(values))
 
 
 def main() -> None:
@@ -60,8 +50,9 @@ def main() -> None:
     start = time.perf_counter()
     for n_items, m, accuracy, missing, tasks, spread in DESIGNS:
         kappa = population_kappa(accuracy=accuracy, shares=SHARES, spread=spread)
-        truth = {("percent_agreement", "pair"): _percent(accuracy, 2, spread),
-                 ("percent_agreement", "all"): _percent(accuracy, m, spread),
+        truth = {("percent_agreement", "pair"): population_agreement(accuracy=accuracy, shares=SHARES, spread=spread),
+                 ("percent_agreement", "all"): population_agreement(accuracy=accuracy, shares=SHARES, annotators=m,
+                                                                    spread=spread),
                  ("cohen_kappa", "pair"): kappa, ("fleiss_kappa", "all"): kappa, ("krippendorff_alpha", "all"): kappa}
         clusters = ("task_id", None) if tasks else ("task_id",)  # without tasks every answer is its own task
         hits = {(key, c): 0 for key in truth for c in clusters}

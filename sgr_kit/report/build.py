@@ -182,11 +182,14 @@ def run_notebook(
             cwd=str(cwd if cwd is not None else out.parent), progress_bar=False, log_output=False,
         )
     except papermill.PapermillExecutionError as exc:
-        raise SgrKitError(
-            f"notebook {Path(notebook).name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
-            f"(the executed copy with the failing cell is {out.name})"
-        ) from None
+        raise SgrKitError(_failed_cell(exc, notebook, out)) from None
     return out
+
+
+def _failed_cell(exc: Any, notebook: str | os.PathLike, executed: Path) -> str:
+    """What a papermill execution error says: the notebook, the cell, the error, and where the executed copy is."""
+    return (f"notebook {Path(notebook).name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
+            f"(the executed copy with the failing cell is {executed.name})")
 
 
 def export_html(executed: str | os.PathLike, html: str | os.PathLike, *, long_names: Sequence[str] = ()) -> Path:
@@ -351,8 +354,7 @@ def _execute(job: tuple[str, str, str, dict, tuple[str, ...]], runner: _PageRunn
         papermill.execute_notebook(source, str(executed), parameters=parameters, kernel_name="python3",
                                    progress_bar=False, log_output=False, km=kernel.km)
     except papermill.PapermillExecutionError as exc:
-        error = (f"notebook {Path(source).name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
-                 f"(the executed copy with the failing cell is {executed.name})")
+        error = _failed_cell(exc, source, executed)
     except Exception as exc:  # a kernel that dies or cannot start is a failed notebook, not a crashed build
         error = f"notebook {name} could not run: {type(exc).__name__}: {exc}"
     finally:

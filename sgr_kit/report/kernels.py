@@ -26,6 +26,7 @@ failed (the kernel might be left in any state).
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from pathlib import Path
@@ -98,9 +99,9 @@ class PageKernel:
 
     ``km`` is the kernel manager to hand to papermill (which then leaves the kernel running
     after the notebook, and the client it opened with it: :meth:`close_clients` closes those,
-    each holding a ZeroMQ context with its own thread and sockets). The build's own requests (the imports, :meth:`fresh`) go through a
-    short-lived blocking client of their own, each with a deadline: a kernel that does not
-    answer in time is reported, never waited on forever.
+    each holding a ZeroMQ context with its own thread and sockets). The build's own requests
+    (the imports, :meth:`fresh`) go through a short-lived blocking client of their own, each
+    with a deadline: a kernel that does not answer in time is reported, never waited on forever.
     """
 
     def __init__(self, folder: str | os.PathLike, *, warm: bool = True) -> None:
@@ -108,7 +109,6 @@ class PageKernel:
 
         self.km = _manager_class()(kernel_name="python3")
         run_sync(self.km.start_kernel)(cwd=str(folder))
-        self.pages = 0
         self._pending = self._send(_WARM) if warm else None
 
     def _send(self, code: str) -> tuple[Any, str]:
@@ -160,7 +160,6 @@ class PageKernel:
         """Make the kernel as a new one is after its imports (:func:`restore`); raises when it cannot."""
         self.ready(timeout)
         self._wait(self._send(_RESTORE), timeout, "being restored")
-        self.pages += 1
 
     def close_clients(self) -> None:
         """Close the clients papermill opened on this kernel (call in the thread that ran papermill)."""
@@ -193,23 +192,23 @@ def _close(client: Any) -> None:
         pass
 
 
-_MANAGER: list = []
+@functools.cache
+def _manager_class() -> type:
+    """A kernel manager that remembers the clients it hands out (papermill's), so that they can be closed.
 
+    Defined on first use: jupyter_client is imported by the build, never by the kernels,
+    which import this module for :func:`remember` and :func:`restore`.
+    """
+    from jupyter_client.manager import AsyncKernelManager
 
-def _manager_class():
-    """A kernel manager that remembers the clients it hands out (papermill's), so that they can be closed."""
-    if not _MANAGER:
-        from jupyter_client.manager import AsyncKernelManager
+    class PageKernelManager(AsyncKernelManager):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.clients: list = []
 
-        class PageKernelManager(AsyncKernelManager):
-            def __init__(self, *args: Any, **kwargs: Any) -> None:
-                super().__init__(*args, **kwargs)
-                self.clients: list = []
+        def client(self, *args: Any, **kwargs: Any) -> Any:
+            made = super().client(*args, **kwargs)
+            self.clients.append(made)
+            return made
 
-            def client(self, *args: Any, **kwargs: Any) -> Any:
-                made = super().client(*args, **kwargs)
-                self.clients.append(made)
-                return made
-
-        _MANAGER.append(PageKernelManager)
-    return _MANAGER[0]
+    return PageKernelManager

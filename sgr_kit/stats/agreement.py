@@ -49,7 +49,7 @@ from ._resample import problem_weights
 
 __all__ = [
     "ITEM", "CLUSTERS", "agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "confusion_matrix",
-    "category_agreement", "label_matrix", "simulate_annotators", "population_kappa",
+    "category_agreement", "label_matrix", "simulate_annotators", "population_agreement", "population_kappa",
 ]  # fmt: skip
 
 #: The columns that name an item (one labelled answer).
@@ -507,16 +507,38 @@ def simulate_annotators(
                          "annotator": [f"a{k}" for k in a], "label": categories[given[a, i]]})
 
 
+def population_agreement(*, accuracy: float, shares, annotators: int = 2, spread: float = 0.0) -> float:
+    """The population share of items on which ``annotators`` of :func:`simulate_annotators` all agree.
+
+    ``sum_t pi_t sum_c q(c | t)^m`` with ``q(c | t) = a [c = t] + (1 - a) / K``; with a
+    ``spread`` of accuracy between tasks, the average of that at ``a = accuracy +- spread``.
+
+    Examples
+    --------
+    >>> population_agreement(accuracy=1.0, shares=[0.5, 0.5]), population_agreement(accuracy=0.0, shares=[1, 1])
+    (1.0, 0.5)
+    """
+    pi = np.asarray(shares, dtype=float)
+    pi = pi / pi.sum()
+    accuracies = (accuracy - spread, accuracy + spread) if spread else (accuracy,)
+    return float(np.mean([pi @ (_confusion(a, len(pi)) ** annotators).sum(axis=1) for a in accuracies]))
+
+
+def _confusion(accuracy: float, k: int) -> np.ndarray:
+    """``q[t, c]``: the chance that an annotator of accuracy ``accuracy`` labels category ``t`` as ``c``."""
+    return accuracy * np.eye(k) + (1 - accuracy) / k
+
+
 def population_kappa(*, accuracy: float, shares, spread: float = 0.0) -> float:
     """The population kappa of two annotators of :func:`simulate_annotators` (also Fleiss' kappa and alpha's limit).
 
     With ``q(c | t) = a [c = t] + (1 - a) / K`` for accuracy ``a``, the joint law of two
     annotators is ``P(c, d) = sum_t pi_t q(c | t) q(d | t)``; kappa is
-    ``(p_o - p_e) / (1 - p_e)`` with ``p_o = sum_c P(c, c)`` and ``p_e = sum_c q_c^2``. Both
-    annotators have the same marginal, so Cohen's, Fleiss' and (as items grow) Krippendorff's
-    measures share this value. With a ``spread`` of accuracy between tasks, ``p_o`` is the
-    average of its values at ``accuracy +- spread``; the marginal, linear in ``a``, is that at
-    ``accuracy``.
+    ``(p_o - p_e) / (1 - p_e)`` with ``p_o = sum_c P(c, c)`` (:func:`population_agreement`)
+    and ``p_e = sum_c q_c^2``. Both annotators have the same marginal, so Cohen's, Fleiss'
+    and (as items grow) Krippendorff's measures share this value. With a ``spread`` of
+    accuracy between tasks, ``p_o`` is the average of its values at ``accuracy +- spread``;
+    the marginal, linear in ``a``, is that at ``accuracy``.
 
     Examples
     --------
@@ -527,13 +549,6 @@ def population_kappa(*, accuracy: float, shares, spread: float = 0.0) -> float:
     """
     pi = np.asarray(shares, dtype=float)
     pi = pi / pi.sum()
-    k = len(pi)
-
-    def q(a: float) -> np.ndarray:
-        return a * np.eye(k) + (1 - a) / k  # q[t, c]
-
-    accuracies = (accuracy - spread, accuracy + spread) if spread else (accuracy,)
-    po = float(np.mean([np.trace(np.einsum("t,tc,td->cd", pi, q(a), q(a))) for a in accuracies]))
-    marginal = pi @ q(accuracy)
-    pe = float((marginal**2).sum())
+    po = population_agreement(accuracy=accuracy, shares=pi, spread=spread)
+    pe = float(((pi @ _confusion(accuracy, len(pi))) ** 2).sum())
     return float((po - pe) / (1 - pe))
