@@ -25,7 +25,7 @@ from ..errors import SgrKitError
 from ..schema import STEP_KINDS
 from .hosts import first_url, host_of
 
-__all__ = ["EXCERPT_CHARS", "Step", "Trajectory", "excerpt", "native_step", "tool_step", "kind_of_tool"]
+__all__ = ["EXCERPT_CHARS", "TOTAL_KEYS", "Step", "Trajectory", "excerpt", "native_step", "tool_step", "kind_of_tool"]
 
 #: Step texts other than the final answer are cut to this many characters (the answer is kept whole).
 EXCERPT_CHARS = 500
@@ -47,6 +47,19 @@ class Step(NamedTuple):
     text: str = ""
     t: float = math.nan
     tokens: int | None = None
+    #: What the model call that made this step spent, as the agent counts it (None: not reported):
+    #: every prompt token (cached ones included), the part of them read from a cache, every
+    #: generated token (reasoning included), and the part of those spent on reasoning.
+    input_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    output_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+
+#: The keys of :attr:`Trajectory.totals`: what a run spent as the agent itself reports it.
+TOTAL_KEYS: tuple[str, ...] = (
+    "input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "seconds", "model",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +73,11 @@ class Trajectory:
     steps : tuple of Step
     source : str
         ``file:line`` of a record, or the file of a one-trajectory file.
+    format : str
+        The format it was read as (e.g. ``"claude-code"``), ``""`` when not known.
+    totals : dict or None
+        What the run spent as the agent itself reports it (keys :data:`TOTAL_KEYS`, a value
+        None where not reported); None when the format reports no totals.
     """
 
     system: str
@@ -67,6 +85,8 @@ class Trajectory:
     repeat: int
     steps: tuple[Step, ...]
     source: str = ""
+    format: str = ""
+    totals: dict | None = None
 
     @property
     def answer(self) -> str | None:
