@@ -40,8 +40,8 @@ started; a later event of the same item replaces the step with what it now knows
   the step its URL; a ``failed`` or ``declined`` status prefixes the text with ``[error]``;
 - ``mcp_tool_call`` (``server``, ``tool``, ``arguments``, ``result``, ``error``): a tool-call
   step named ``mcp__<server>__<tool>`` (:func:`~sgr_kit.trajectories.steps.tool_step`);
-- ``web_search`` (``query``, ``action``): by its action, ``search`` (``query`` or ``queries``) is
-  a ``search`` step, ``open_page`` and ``find_in_page`` a ``fetch`` of their ``url`` (``pdf``
+- ``web_search`` (``query``, ``action``): by its action, ``search`` is a ``search`` step (its
+  ``queries`` joined by `` | `` when there are several, else its ``query``), ``open_page`` and ``find_in_page`` a ``fetch`` of their ``url`` (``pdf``
   for a ``.pdf``), named ``web_search``; versions before ``action`` existed wrote only
   ``query``, a search; an ``other`` action (or one without its URL) is a ``tool`` step;
 - ``file_change`` (``changes``: ``path``, ``kind``), ``todo_list`` (``items``),
@@ -241,16 +241,17 @@ def _web_step(item: dict, at: str, t: float) -> Step:
         return Step(kind=kind, tool="web_search", query=query.strip(), t=t)
     action = _obj(action, "web_search action", at)
     atype = action.get("type")
-    if atype == "search":
+    if atype == "search":  # several queries (current versions) are joined, as a tool's list of queries is
         text = action.get("query")
+        text = _str(text, "web_search action.query", at).strip() if text is not None else ""
         queries = action.get("queries")
-        if text is not None:
-            text = _str(text, "web_search action.query", at).strip()
-        if not text and queries is not None:
+        if queries is not None:
             if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
                 raise SgrKitError(f"{at}: web_search action.queries must be a list of texts; found {queries!r:.60}")
-            text = " | ".join(q.strip() for q in queries if q.strip())
-        return Step(kind="search", tool="web_search", query=text or query.strip(), t=t)
+            queries = [q.strip() for q in queries if q.strip()]
+            if len(queries) > 1 or not text:
+                text = " | ".join(queries) or text
+        return Step(kind="search", tool="web_search", query=_clean(text or query.strip()), t=t)
     if atype in ("open_page", "find_in_page"):
         url = action.get("url")
         url = _str(url, f"web_search action.url ({atype})", at).strip() if url is not None else ""
