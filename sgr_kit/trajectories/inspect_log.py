@@ -44,7 +44,7 @@ __all__ = ["LABEL", "FORMAT", "is_inspect_log", "read_inspect_log"]
 
 LABEL = "inspect_ai eval log"
 #: The format's name as a trajectory's ``format``.
-FORMAT = "inspect"
+FORMAT = "inspect_ai"
 _HEAD_BYTES = 4096
 
 
@@ -89,6 +89,24 @@ def _inspect():
         raise SgrKitError("reading inspect_ai eval logs needs inspect_ai: pip install 'sgr-kit[inspect]' "
                           "(make setup installs it)") from None  # fmt: skip
     return read_eval_log, read_eval_log_samples
+
+
+def _why(exc: Exception) -> str:
+    """inspect_ai's complaint, short: a pydantic error's fields, else its message."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            found = errors()
+        except Exception:  # noqa: BLE001 - only for the message
+            found = None
+        if isinstance(found, list) and found:
+            fields = []
+            for error in found:
+                loc = ".".join(str(p) for p in error.get("loc", ()) if "[" not in str(p))
+                if loc and loc not in fields:
+                    fields.append(loc)
+            return f"{type(exc).__name__}: invalid {', '.join(fields[:4])}" + (" ..." if len(fields) > 4 else "")
+    return f"{type(exc).__name__}: {_clean(str(exc))[:300]}"
 
 
 def _clean(text: str) -> str:
@@ -238,8 +256,7 @@ def read_inspect_log(path: Any) -> Iterator[Trajectory]:
     try:
         header = read_eval_log(str(path), header_only=True)
     except Exception as exc:  # inspect_ai raises its own and pydantic's errors
-        raise SgrKitError(f"{path}: not a readable inspect_ai eval log ({type(exc).__name__}: "
-                          f"{_clean(str(exc))[:300]})") from None  # fmt: skip
+        raise SgrKitError(f"{path}: not a readable inspect_ai eval log ({_why(exc)})") from None
     model = getattr(header.eval, "model", None)
     system = model if isinstance(model, str) and model and model != "none" else header.eval.task
     samples = read_eval_log_samples(str(path), all_samples_required=False)
@@ -249,8 +266,7 @@ def read_inspect_log(path: Any) -> Iterator[Trajectory]:
         except StopIteration:
             return
         except Exception as exc:
-            raise SgrKitError(f"{path}: a sample inspect_ai cannot read ({type(exc).__name__}: "
-                              f"{_clean(str(exc))[:300]})") from None  # fmt: skip
+            raise SgrKitError(f"{path}: a sample inspect_ai cannot read ({_why(exc)})") from None
         epoch = sample.epoch if isinstance(sample.epoch, int) and sample.epoch >= 1 else 1
         task_id = _clean(str(sample.id))
         at = f"{path}: sample {task_id} epoch {epoch}"
