@@ -19,7 +19,7 @@ import pytest
 
 from sgr_kit.errors import SgrKitError
 
-inspect_ai = pytest.importorskip("inspect_ai", reason="inspect_ai is the optional [inspect] extra (make setup installs it)")
+inspect_ai = pytest.importorskip("inspect_ai", reason="the optional [inspect] extra (make setup installs it)")
 
 from inspect_ai import Task, eval as inspect_eval  # noqa: E402
 from inspect_ai.dataset import Sample  # noqa: E402
@@ -89,7 +89,8 @@ def scripted():
 
     async def solve(state, generate):
         call = ToolCall(id="call_1", function="web_search", arguments={"query": "census Boulder County 2020"})
-        state.messages.append(ChatMessageAssistant(content="Searching the census first.", tool_calls=[call], model=MODEL))
+        first = ChatMessageAssistant(content="Searching the census first.", tool_calls=[call], model=MODEL)
+        state.messages.append(first)
         state.messages.append(ChatMessageTool(content="Boulder County, Colorado: 330,758", tool_call_id="call_1",
                                               function="web_search"))  # fmt: skip
         state.messages.append(ChatMessageAssistant(content="county|population\nBoulder County|330758", model=MODEL))

@@ -41,7 +41,8 @@ started; a later event of the same item replaces the step with what it now knows
 - ``mcp_tool_call`` (``server``, ``tool``, ``arguments``, ``result``, ``error``): a tool-call
   step named ``mcp__<server>__<tool>`` (:func:`~sgr_kit.trajectories.steps.tool_step`);
 - ``web_search`` (``query``, ``action``): by its action, ``search`` is a ``search`` step (its
-  ``queries`` joined by `` | `` when there are several, else its ``query``), ``open_page`` and ``find_in_page`` a ``fetch`` of their ``url`` (``pdf``
+  ``queries`` joined by `` | `` when there are several, else its ``query``), ``open_page`` and
+  ``find_in_page`` a ``fetch`` of their ``url`` (``pdf``
   for a ``.pdf``), named ``web_search``; versions before ``action`` existed wrote only
   ``query``, a search; an ``other`` action (or one without its URL) is a ``tool`` step;
 - ``file_change`` (``changes``: ``path``, ``kind``), ``todo_list`` (``items``),
@@ -83,7 +84,9 @@ The stream has no timestamps and names no model: ``seconds`` and ``model`` are N
   null`` before the first count) gives the tokens; ``task_complete`` (``last_agent_message``)
   names the answer: the message step with that text becomes the ``answer`` (or it is added);
   without any ``task_complete`` a last message step (not marked ``phase: commentary``) is the
-  answer. ``agent_message`` events repeat the ``response_item`` messages and are not read again.
+  answer. ``agent_message`` events repeat the ``response_item`` messages and are not read again,
+  nor are the other events (``user_message``, ``exec_command_end``...), which repeat what the
+  response items hold; ``error``, ``stream_error``, ``warning`` and ``turn_aborted`` are notes.
 
 Tokens: ``total_token_usage`` is cumulative over the session (Codex adds each call's
 ``last_token_usage`` to it), so the totals are the **last** ``total_token_usage``, never a sum;
@@ -209,7 +212,8 @@ def _count(value: Any, what: str, at: str) -> int | None:
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**63:
-        shown = f"{value!r:.60}" if not isinstance(value, int) or value.bit_length() < 200 else f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+        digits = int(value.bit_length() * 0.30103) + 1 if isinstance(value, int) else 0
+        shown = f"a number of about {digits} digits" if digits > 60 else f"{value!r:.60}"
         raise SgrKitError(f"{at}: {what} must be a whole number from 0 to 2**63 - 1 or null; found {shown}")
     return value
 
@@ -314,8 +318,9 @@ class CodexExecReader(_Reader):
         kind = obj.get("type")
         at = self._at(loc)
         if not isinstance(kind, str):
+            keys = _clean(", ".join(map(str, obj))) or "none"
             raise SgrKitError(f"{at}: expected a codex exec event with a type (thread.started, item.completed, "
-                              f"turn.completed...); found keys {_clean(', '.join(map(str, obj))) or 'none'}")  # fmt: skip
+                              f"turn.completed...); found keys {keys}")  # fmt: skip
         if kind in ("item.started", "item.updated", "item.completed"):
             self._item(_obj(obj.get("item"), f"{kind} item", at), at)
         elif kind == "thread.started":  # a new process (a resumed thread counts its items from item_0 again)
@@ -465,8 +470,9 @@ class CodexRolloutReader(_Reader):
         kind = obj.get("type")
         at = self._at(loc)
         if not isinstance(kind, str):
+            keys = _clean(", ".join(map(str, obj))) or "none"
             raise SgrKitError(f"{at}: expected a Codex rollout line with a type (session_meta, response_item, "
-                              f"event_msg, turn_context); found keys {_clean(', '.join(map(str, obj))) or 'none'}")  # fmt: skip
+                              f"event_msg, turn_context); found keys {keys}")  # fmt: skip
         t = self._when(obj)
         if kind not in ROLLOUT_TYPES:
             self._skip(kind)
@@ -559,7 +565,9 @@ class CodexRolloutReader(_Reader):
             self._since = len(self.steps)
         elif etype == "task_complete":
             message = payload.get("last_agent_message")
-            self._answer_text = _clean(_str(message, "task_complete last_agent_message", at)) if message is not None else None
+            if message is not None:
+                message = _clean(_str(message, "task_complete last_agent_message", at))
+            self._answer_text = message
         elif etype in ("error", "stream_error", "turn_aborted", "warning"):
             message = payload.get("message", payload.get("reason"))
             self._note(f"{at.rsplit(': step', 1)[0]}: Codex reported {etype}: "
@@ -572,13 +580,13 @@ class CodexRolloutReader(_Reader):
         for i, s in enumerate(self.steps):
             steps.append(s._replace(kind="answer") if i == answer else
                          s._replace(text=excerpt(s.text)) if s.kind == "message" else s)  # fmt: skip
+        known = self._t0 is not None and self._t1 is not None
         if answer is None and self._answer_text is not None:
-            steps.append(Step(kind="answer", text=self._answer_text,
-                              t=(self._t1 - self._t0) if self._t0 is not None and self._t1 is not None else math.nan))  # fmt: skip
+            steps.append(Step(kind="answer", text=self._answer_text, t=self._t1 - self._t0 if known else math.nan))
         totals = dict.fromkeys(TOTAL_KEYS)
         if self._total is not None:
             totals.update(self._total)
-        if self._t0 is not None and self._t1 is not None:
+        if known:
             totals["seconds"] = self._t1 - self._t0
         totals["model"] = ", ".join(self._models) or None
         self.totals = totals if any(v is not None for v in totals.values()) else None

@@ -117,7 +117,7 @@ def _count(value: Any, what: str, at: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
-        shown = f"{value!r:.60}" if not isinstance(value, int) or value.bit_length() < 200 else "a very large number"
+        shown = "a very large number" if isinstance(value, int) and value.bit_length() > 200 else f"{value!r:.60}"
         raise SgrKitError(f"{at}: {what} must be a whole number from 0 to 2**63 - 1; found {shown}")
     return value
 
@@ -220,8 +220,8 @@ def _steps(sample: Any, at: str) -> list[Step]:
     completion = _clean(getattr(output, "completion", "") or "") if output is not None else ""
     answer = None
     if completion.strip():
-        answer = next((i for i in range(len(steps) - 1, -1, -1)
-                       if steps[i].kind == "message" and steps[i].text.strip() == completion.strip()), None)  # fmt: skip
+        same = [i for i, s in enumerate(steps) if s.kind == "message" and s.text.strip() == completion.strip()]
+        answer = same[-1] if same else None
         if answer is None:
             steps.append(Step(kind="answer", text=completion))
     return [s._replace(kind="answer") if i == answer else s._replace(text=excerpt(s.text)) if s.kind == "message" else s
