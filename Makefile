@@ -56,6 +56,7 @@ benchmark: $(STAMP)
 	$(BIN)/python benchmarks/bench_annotate.py
 	$(BIN)/python benchmarks/bench_report.py
 	$(BIN)/python benchmarks/bench_trajectories.py
+	$(BIN)/python benchmarks/bench_trajectories_codex.py
 
 clean:
 	rm -rf $(OUT) .pytest_cache .hypothesis
