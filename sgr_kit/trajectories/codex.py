@@ -23,7 +23,7 @@ which counts it for the notes. A line starting with ``{`` that is not valid JSON
 "web_search", "id": "ws_...", ...}``: the item's own id and, flattened into it, the search's id
 (``ThreadItem { id, #[serde(flatten)] details }`` in ``codex-rs/exec/src/exec_events.rs``).
 Python's ``json`` keeps the last value; the started and completed events of one search repeat
-the same pair, so the item is still matched with itself. Nothing else here reads an item's id.
+the same pair, so the item is still matched with itself (the id is read for nothing else).
 
 **``codex exec --json``** (``codex-rs/exec/src/exec_events.rs``,
 ``event_processor_with_jsonl_output.rs``): one event per line with a ``type``:
