@@ -14,7 +14,7 @@ help:
 	@echo "make report     build the full report of the embedded (synthetic) demo in $(OUT)/demo and refresh figures/"
 	@echo "make test       run every test (unit, property, doctest, notebooks, report, release, browser)"
 	@echo "make test-fast  every test except the slow and browser ones"
-	@echo "make setup      create $(VENV) with sgr-kit (editable) and its test tools"
+	@echo "make setup      create $(VENV) with sgr-kit (editable), its test tools and inspect_ai"
 	@echo "make browser    install Chromium (Debian) and Playwright for the browser test"
 	@echo "make demo       regenerate data/demo from its seed"
 	@echo "make benchmark  measure scoring, statistics, explorer, annotator, report and trajectory-reading speed"
@@ -25,7 +25,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,inspect]'
 	@touch $(STAMP)
 
 # Chromium from Debian and Playwright's Python package (never its own browser download).
@@ -56,6 +56,7 @@ benchmark: $(STAMP)
 	$(BIN)/python benchmarks/bench_annotate.py
 	$(BIN)/python benchmarks/bench_report.py
 	$(BIN)/python benchmarks/bench_trajectories.py
+	$(BIN)/python benchmarks/bench_trajectories_codex.py
 
 clean:
 	rm -rf $(OUT) .pytest_cache .hypothesis
