@@ -37,7 +37,7 @@ from ..errors import SgrKitError, where
 from ..schema import TEXT_DTYPE
 
 __all__ = ["PRICE_COLUMNS", "COST_SOURCES", "USAGE_COLUMNS", "read_prices", "price_usage", "call_cost", "steps_usage",
-           "with_tool_kinds"]
+           "load_usage", "with_tool_kinds"]
 
 #: Columns of :func:`read_prices`, in order: ``match`` is ``"system"`` or ``"model"``, ``name`` the
 #: system or model, the prices in USD per million tokens (``per_search`` USD per search, NaN when
@@ -407,3 +407,50 @@ def steps_usage(steps: pd.DataFrame, *, tool_kinds: Any = None) -> pd.DataFrame:
     for column in _TOKENS:
         out[column] = pd.array([pd.NA if pd.isna(v) else int(v) for v in out[column]], dtype="Int64")
     return out[list(USAGE_COLUMNS)]
+
+
+def load_usage(source: Any, *, steps: pd.DataFrame | None = None, prices: Any = None,
+               tool_kinds: Any = None) -> pd.DataFrame:  # fmt: skip
+    """The usage table of trajectories, with distinct ``hosts``, costs and ``cost_source``.
+
+    Parameters
+    ----------
+    source : path or DataFrame
+        Trajectories (a JSONL file or a folder), or their steps table.
+    steps : DataFrame, optional
+        The steps table of ``source`` when already loaded (not read again).
+    prices : path or DataFrame, optional
+        A price file (:func:`read_prices`); costs the agents report are kept.
+    tool_kinds : mapping, optional
+        Tool name -> step kind (:func:`with_tool_kinds`).
+
+    Returns
+    -------
+    DataFrame
+        One row per trajectory: :func:`sgr_kit.trajectories.trajectory_usage` of a path (what the
+        agents report: tokens, cost, duration, model), or :func:`steps_usage` of a steps table (or
+        of a path when that reader is not installed), with ``hosts`` from the steps and
+        ``cost_usd`` / ``cost_source`` from :func:`price_usage`.
+    """
+    if isinstance(source, pd.DataFrame):
+        steps = source
+    reader = None
+    if not isinstance(source, pd.DataFrame):
+        import sgr_kit.trajectories as package
+
+        reader = getattr(package, "trajectory_usage", None)
+    if steps is None:
+        from .read import load_trajectories
+
+        steps = load_trajectories(source)
+    from_steps = steps_usage(steps, tool_kinds=tool_kinds)
+    if reader is None:
+        usage = from_steps
+    else:
+        usage = reader(source, tool_kinds=tool_kinds) if tool_kinds else reader(source)
+        if "hosts" not in usage.columns:
+            keys = usage[_KEY].astype({"system": str, "task_id": str, "repeat": "int64"})
+            hosts = from_steps[[*_KEY, "hosts"]].astype({"system": str, "task_id": str, "repeat": "int64"})
+            usage = usage.assign(**{c: keys[c] for c in _KEY}).merge(hosts, on=_KEY, how="left")
+            usage["hosts"] = usage["hosts"].fillna(0).astype("int64")  # no step: no host
+    return price_usage(usage, prices)
