@@ -113,7 +113,7 @@ PAPER_PROTOCOL = Protocol(
     disabled_tools=("WebSearch", "WebFetch"),
     benchmark_urls=("huggingface.co/datasets/PKUAIWeb/SGR-BENCH", "hf.co/datasets/PKUAIWeb/SGR-BENCH",
                     "huggingface.co/api/datasets/PKUAIWeb/SGR-BENCH"),  # fmt: skip
-    benchmark_names=(r"\bsgr[\s_-]?bench", r"PKUAIWeb/SGR-BENCH",
+    benchmark_names=(r"\bsgr[\s_-]?bench\b", r"PKUAIWeb/SGR-BENCH",
                      r"Benchmarking\s+Search\s+Agents\s+on\s+State[\s-]Gated\s+Retrieval"),  # fmt: skip
     reference_chars=20,
     source="SGR-Bench paper, Appendix C ('Exposed tools and runtime restrictions', 'Execution budget and task "
