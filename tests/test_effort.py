@@ -196,3 +196,22 @@ def test_flag_means_count_flagged_answers_and_score_both_sides():
     assert none["item_f1_clean"] == pytest.approx(100 * scores.loc[scores["system"] == "dear", "item_f1"].mean())
     any_row = out[(out["system"] == "cheap") & (out["flag"] == "any")].iloc[0]
     assert any_row["n_flagged"] == hit.sum()  # an answer with two flags counts once
+
+
+@pytest.mark.slow
+def test_the_page_runs_on_the_demo(tmp_path):
+    import nbformat
+
+    from sgr_kit.report import run_notebook
+    from sgr_kit.resources import notebooks_dir
+
+    out = run_notebook(notebooks_dir() / "10_effort_and_protocol.ipynb", tmp_path / "out.ipynb",
+                       parameters={"n_boot": 200, "output_dir": str(tmp_path)})
+    cells = nbformat.read(out, as_version=4).cells
+    assert not [o for c in cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    for name in ("effort", "effort_per_answer", "protocol_flags", "protocol_flag_scores"):
+        assert (tmp_path / "tables" / f"{name}.csv").is_file(), name
+    flags = pd.read_csv(tmp_path / "tables" / "protocol_flags.csv")
+    assert set(flags["flag"]) >= {"tool_outside_protocol", "benchmark_visited"}
+    text = "".join(str(o) for c in cells if c.cell_type == "code" for o in c.outputs)
+    assert "SYNTHETIC DATA" in text and "EXAMPLE prices" in text

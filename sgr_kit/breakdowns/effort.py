@@ -32,7 +32,7 @@ from ..trajectories.protocol import FLAGS
 from ._common import order_rows, require_columns, system_order
 
 __all__ = ["EFFORT_QUANTITIES", "EFFORT_COLUMNS", "FRONTIER_COLUMNS", "FLAG_MEANS_COLUMNS", "answer_effort",
-           "effort_means", "effort_wide", "cost_axis", "score_cost_frontier", "flag_means"]  # fmt: skip
+           "effort_means", "effort_wide", "cost_axis", "score_cost_frontier", "flag_means", "describe_effort"]  # fmt: skip
 
 #: The effort quantities of :func:`effort_means`, in order (``tokens``: input plus output tokens).
 EFFORT_QUANTITIES: tuple[str, ...] = (
@@ -436,3 +436,34 @@ def flag_means(
     out = pd.DataFrame(rows)
     out["synthetic"] = is_synthetic(scores)
     return out[list(FLAG_MEANS_COLUMNS)]
+
+
+def describe_effort(table: pd.DataFrame, *, prices: object = None, example_prices: bool = False) -> str:
+    """One sentence on where the costs and durations of :func:`answer_effort` came from.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"cost_source": ["reported", "priced", "unknown"],
+    ...                   "seconds_source": ["reported", "last_step", "reported"]})
+    >>> print(describe_effort(t, prices="prices.csv"))
+    3 answers with a trajectory. Costs: 1 reported by the agent, 1 priced from prices.csv (tokens times prices),
+    1 unknown (no price for the system or model, or tokens not reported). Durations: 2 reported by the agent, 1
+    taken from the last step's time.
+    """
+    require_columns(table, ["cost_source", "seconds_source"], name="describe_effort",
+                    hint="the table of sgr_kit.breakdowns.answer_effort")  # fmt: skip
+    cost = table["cost_source"].value_counts()
+    seconds = table["seconds_source"].value_counts()
+    where = f"from {getattr(prices, 'name', prices)}" if prices is not None else "(no price file given)"
+    parts = [f"{cost.get('reported', 0)} reported by the agent", f"{cost.get('priced', 0)} priced {where} (tokens "
+             f"times prices{', EXAMPLE prices: made up, not real' if example_prices else ''})"]  # fmt: skip
+    if cost.get("unknown", 0):
+        parts.append(f"{cost['unknown']} unknown (no price for the system or model, or tokens not reported)")
+    durations = [f"{seconds.get('reported', 0)} reported by the agent"]
+    if seconds.get("last_step", 0):
+        durations.append(f"{seconds['last_step']} taken from the last step's time")
+    if seconds.get("unknown", 0):
+        durations.append(f"{seconds['unknown']} unknown")
+    text = (f"{len(table)} answers with a trajectory. Costs: {', '.join(parts)}. Durations: "
+            f"{', '.join(durations)}.")
+    return text + (" [synthetic data]" if is_synthetic(table) else "")
