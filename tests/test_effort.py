@@ -215,3 +215,36 @@ def test_the_page_runs_on_the_demo(tmp_path):
     assert set(flags["flag"]) >= {"tool_outside_protocol", "benchmark_visited"}
     text = "".join(str(o) for c in cells if c.cell_type == "code" for o in c.outputs)
     assert "SYNTHETIC DATA" in text and "EXAMPLE prices" in text
+
+
+def test_the_terminal_view_prints_effort_cost_frontier_and_flags(tmp_path, capsys):
+    import json
+
+    from sgr_kit.cli import main
+
+    scores = _scores(8)
+    scores.to_csv(tmp_path / "scores.csv", index=False)
+    with open(tmp_path / "trajectories.jsonl", "w", encoding="utf-8") as handle:
+        for i, row in enumerate(scores.itertuples(index=False)):
+            steps = [{"kind": "search", "query": f"{row.task_id} records", "t": 5.0},
+                     {"kind": "fetch", "url": f"https://site.org/{row.task_id}", "t": 60.0},
+                     {"kind": "answer", "text": "x", "t": 4000.0 if i == 0 else 90.0}]  # fmt: skip
+            if row.system == "dear" and i % 5 == 0:
+                steps.insert(1, {"kind": "tool", "tool": "Bash", "url": "https://other.org/x", "t": 30.0})
+            handle.write(json.dumps({"system": row.system, "task_id": row.task_id, "repeat": row.repeat,
+                                     "steps": steps}) + "\n")
+    assert main(["effort", str(tmp_path / "scores.csv"), "--trajectories", str(tmp_path / "trajectories.jsonl"),
+                 "--n-boot", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "Effort and cost per task" in out and "Protocol flags (answers carrying each)" in out
+    flags = out.split("Protocol flags (answers carrying each)")[1].splitlines()
+    cheap = next(line.split() for line in flags if line.strip().startswith("cheap"))
+    dear = next(line.split() for line in flags if line.strip().startswith("dear"))
+    n_dear = (scores["system"] == "dear").sum()
+    assert cheap[1:] == [str((scores["system"] == "cheap").sum()), "0", "1", "0", "0", "1"]  # the 4,000 s stall
+    assert dear[4] == str(sum(1 for i in range(len(scores)) if i % 5 == 0 and scores["system"].iloc[i] == "dear"))
+    assert dear[1] == str(n_dear)
+    assert "Costs: 0 reported, 0 priced, " in out  # no price file: unknown, never 0
+    assert main(["effort", str(tmp_path / "scores.csv"), "--trajectories", str(tmp_path / "trajectories.jsonl"),
+                 "--protocol", "none", "--n-boot", "200"]) == 0
+    assert "Protocol flags" not in capsys.readouterr().out

@@ -32,7 +32,8 @@ from ..trajectories.protocol import FLAGS
 from ._common import order_rows, require_columns, system_order
 
 __all__ = ["EFFORT_QUANTITIES", "EFFORT_COLUMNS", "FRONTIER_COLUMNS", "FLAG_MEANS_COLUMNS", "answer_effort",
-           "effort_means", "effort_wide", "cost_axis", "score_cost_frontier", "flag_means", "describe_effort"]  # fmt: skip
+           "effort_means", "effort_wide", "cost_axis", "score_cost_frontier", "flag_means", "describe_effort",
+           "format_effort"]  # fmt: skip
 
 #: The effort quantities of :func:`effort_means`, in order (``tokens``: input plus output tokens).
 EFFORT_QUANTITIES: tuple[str, ...] = (
@@ -467,3 +468,72 @@ def describe_effort(table: pd.DataFrame, *, prices: object = None, example_price
     text = (f"{len(table)} answers with a trajectory. Costs: {', '.join(parts)}. Durations: "
             f"{', '.join(durations)}.")
     return text + (" [synthetic data]" if is_synthetic(table) else "")
+
+
+def format_effort(wide: pd.DataFrame, flags: pd.DataFrame | None = None, *, frontier: pd.DataFrame | None = None,
+                  cost_sources: pd.Series | None = None) -> str:  # fmt: skip
+    """The per-system effort, cost and protocol flags as plain text (``sgr-kit effort``).
+
+    Parameters
+    ----------
+    wide : DataFrame
+        :func:`effort_wide`.
+    flags : DataFrame, optional
+        :func:`flag_means` (the flagged answers per system and flag).
+    frontier : DataFrame, optional
+        :func:`score_cost_frontier` of Item-F1: a ``*`` marks the frontier's systems.
+    cost_sources : Series, optional
+        Answers per cost source (``reported``, ``priced``, ``unknown``).
+
+    Examples
+    --------
+    >>> w = pd.DataFrame({"system": ["a"], "n_tasks": [10], "item_f1": [60.0], "item_f1_ci_low": [50.0],
+    ...                   "item_f1_ci_high": [70.0], "cost_usd": [0.25], "cost_usd_ci_low": [0.2],
+    ...                   "cost_usd_ci_high": [0.3], "item_f1_per_usd": [240.0]})
+    >>> print(format_effort(w))
+    Effort and cost per task (means, 95% intervals over base problems)
+    system  tasks  Item-F1             cost/task (USD)         pts/USD
+    a          10  60.0 [50.0, 70.0]   0.2500 [0.2000, 0.3000]   240.0
+    """
+    def interval(name: str, fmt: str) -> list[str]:
+        out = []
+        for _, row in wide.iterrows():
+            value = row.get(name, np.nan)
+            if pd.isna(value):
+                out.append("n/a")
+                continue
+            low, high = row.get(f"{name}_ci_low", np.nan), row.get(f"{name}_ci_high", np.nan)
+            text = format(value, fmt)
+            out.append(text + (f" [{format(low, fmt)}, {format(high, fmt)}]" if pd.notna(low) else ""))
+        return out
+
+    on = set(frontier.loc[frontier["on_frontier"].astype(bool), "system"]) if frontier is not None else set()
+    table = pd.DataFrame({"system": [f"{s} *" if s in on else str(s) for s in wide["system"]],
+                          "tasks": wide["n_tasks"].astype(int)})  # fmt: skip
+    columns = [("item_f1", "Item-F1", ".1f"), ("row_f1", "Row-F1", ".1f"), ("cost_usd", "cost/task (USD)", ".4f"),
+               ("tokens", "tokens/task", ",.0f"), ("seconds", "seconds/task", ",.0f"), ("steps", "steps", ".1f"),
+               ("searches", "searches", ".1f"), ("fetches", "fetches", ".1f"), ("pdfs", "PDFs", ".1f"),
+               ("hosts", "hosts", ".1f")]  # fmt: skip
+    for name, label, fmt in columns:
+        if name in wide.columns:
+            table[label] = interval(name, fmt)
+    if "item_f1_per_usd" in wide.columns:
+        table["pts/USD"] = [("n/a" if pd.isna(v) else f"{v:,.1f}") for v in wide["item_f1_per_usd"]]
+    lines = ["Effort and cost per task (means, 95% intervals over base problems)",
+             table.to_string(index=False)]  # fmt: skip
+    if frontier is not None:
+        what = "cost" if frontier["axis"].iloc[0] == "cost_usd" else "tokens"
+        lines.append(f"* on the score-cost frontier (Item-F1 against mean {what} per task: no other system is "
+                     f"better on both)")
+    if cost_sources is not None:
+        lines.append("Costs: " + ", ".join(f"{int(cost_sources.get(s, 0))} {s}" for s in ("reported", "priced",
+                                                                                          "unknown")))  # fmt: skip
+    if flags is not None and len(flags):
+        counts = flags.pivot_table(index="system", columns="flag", values="n_flagged", aggfunc="sum", sort=False)
+        counts = counts[[c for c in (*FLAGS, "any") if c in counts.columns]].astype(int)
+        answers = flags.groupby("system", sort=False)["n_answers"].first()
+        counts.insert(0, "answers", answers.reindex(counts.index).astype(int))
+        lines += ["", "Protocol flags (answers carrying each)", counts.reset_index().to_string(index=False)]
+    if "synthetic" in wide.columns and bool(wide["synthetic"].any()):
+        lines += ["", "SYNTHETIC DATA: simulated runs, not real agent runs."]
+    return "\n".join(lines)
