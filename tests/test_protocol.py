@@ -191,3 +191,10 @@ def test_the_demo_has_a_few_runs_with_each_flag():
     assert "WebFetch" in " ".join(flags.loc[flags["flag"] == "tool_outside_protocol", "detail"])
     # without the agents' reported durations (read with the usage table) the demo's stalls are after the last step
     assert "over_budget" not in counts and "stalled" not in counts
+
+
+def test_a_run_without_steps_is_checked_by_its_reported_duration():
+    usage = pd.DataFrame({"system": ["s", "s"], "task_id": ["t_001", "t_002"], "repeat": [0, 0],
+                          "seconds": [400.0, 6500.0]})
+    out = protocol_flags(_steps(*_clean()), usage=usage)
+    assert out[["task_id", "flag"]].values.tolist() == [["t_002", "over_budget"], ["t_002", "stalled"]]

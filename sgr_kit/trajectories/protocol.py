@@ -289,7 +289,8 @@ def _flags_of(key: tuple, part: pd.DataFrame, profile: Protocol, duration: float
         ran, said = (duration, "the agent's reported duration") if duration is not None else (last, "its last step's time")
         if np.isfinite(ran) and ran > profile.budget_seconds:
             out.append(("over_budget", f"ran {_fmt(ran)} ({said}); budget {_fmt(profile.budget_seconds)}"))
-    if profile.stall_seconds is not None and np.isfinite(t).any():
+    timed = np.isfinite(t).any() or (part.empty and duration is not None)  # no step at all: start to end
+    if profile.stall_seconds is not None and timed:
         known = part.loc[np.isfinite(t), ["step", "t"]].sort_values("step")
         times = np.concatenate([[0.0], known["t"].to_numpy(dtype=float)])
         labels = ["the start", *[f"step {int(s)}" for s in known["step"]]]
@@ -394,7 +395,7 @@ def protocol_flags(
     names = [re.compile(p, re.IGNORECASE) for p in profile.benchmark_names]
     urls = tuple(_bare_url(u) for u in profile.benchmark_urls)
     lines: dict[str, tuple[str, ...]] = {}
-    rows = []
+    rows, seen = [], set()
     for key, part in steps.groupby(_KEY, sort=False):
         key = (str(key[0]), str(key[1]), int(key[2]))
         reference: tuple[str, ...] = ()
@@ -404,6 +405,11 @@ def protocol_flags(
             reference = lines[key[1]]
         for flag, detail in _flags_of(key, part, profile, durations.get(key), names, urls, reference):
             rows.append((*key, flag, detail))
+        seen.add(key)
+    for key, duration in durations.items():  # runs without any step: only their duration can be checked
+        if key not in seen:
+            for flag, detail in _flags_of(key, steps.iloc[:0], profile, duration, names, urls, ()):
+                rows.append((*key, flag, detail))
     if not rows:
         return empty
     out = pd.DataFrame(rows, columns=list(FLAG_COLUMNS))
