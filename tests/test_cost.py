@@ -60,7 +60,8 @@ def test_csv_and_yaml_price_files_read_the_same(prices, tmp_path):
      r"a price in USD per million tokens \(a number >= 0\); found -1"),
     ("system,input,cached,output\nsys-a,2,1,8\n", r"prices\.csv:1: column 3: unknown column 'cached'"),
     ("system,input,output\nsys-a,2,8\n", r"prices\.csv:2: column 'cached_input' is missing"),
-    ("system,model,input,cached_input,output\na,m,1,1,1\n", r"prices\.csv:2: expected a system or a model .*found both"),
+    ("system,model,input,cached_input,output\na,m,1,1,1\n",
+     r"prices\.csv:2: expected a system or a model .*found both"),
     ("system,input,cached_input,output\na,1,1,1\na,2,2,2\n", r"prices\.csv:3: system 'a' is priced twice \(first at "
      r".*prices\.csv:2\)"),
     ("system,input,cached_input,output\na,1,1\n", r"prices\.csv:2: 3 cell\(s\); the header has 4"),

@@ -7,8 +7,9 @@ A **price file** says what a model's tokens cost, in USD per million tokens. It 
     example-large,2.50,0.25,10.00,0.01,EXAMPLE prices (not real)
 
 Each row names a ``system`` (the system's name in the runs) or a ``model`` (the model a
-transcript names): a file may have both columns, one of them filled per row; ``input``, ``cached_input`` and ``output`` are required, ``per_search``
-(USD per web search call) and ``note`` are optional, other columns are refused. sgr-kit ships
+transcript names): a file may have both columns, one of them filled per row. ``input``,
+``cached_input`` and ``output`` are required, ``per_search`` (USD per web search call) and
+``note`` are optional, other columns are refused. sgr-kit ships
 no prices as facts (they change): the demo ships ``prices-example.csv``, marked as an example.
 
 A call costs ``(input - cached) x input + cached x cached_input + output x output`` (the
@@ -91,7 +92,8 @@ def _row(raw: dict, *, loc: str, columns: dict[str, str]) -> dict:
     unknown = [c for c in raw if c not in _ALLOWED]
     if unknown:
         raise SgrKitError(f"{columns.get(unknown[0], loc)}: unknown column {unknown[0]!r}; a price file has "
-                          f"system or model, input, cached_input, output, and optionally per_search and note")  # fmt: skip
+                          f"system or model, input, cached_input, output, and optionally per_search and "
+                          f"note")  # fmt: skip
     keys = [k for k in ("system", "model") if k in raw and not _blank(raw[k])]
     if len(keys) != 1:
         found = "both" if len(keys) == 2 else "neither"

@@ -280,13 +280,14 @@ def _fmt(seconds: float) -> str:
     return f"{seconds:,.0f} s" if seconds >= 10 else f"{seconds:,.1f} s"
 
 
-def _flags_of(key: tuple, part: pd.DataFrame, profile: Protocol, duration: float | None,
-              names: list[re.Pattern], urls: tuple[str, ...], reference: tuple[str, ...]) -> list[tuple[str, str]]:  # fmt: skip
+def _flags_of(key: tuple, part: pd.DataFrame, profile: Protocol, duration: float | None, names: list[re.Pattern],
+              urls: tuple[str, ...], reference: tuple[str, ...]) -> list[tuple[str, str]]:  # fmt: skip
     out: list[tuple[str, str]] = []
     t = part["t"].to_numpy(dtype=float)
     last = float(np.nanmax(t)) if np.isfinite(t).any() else math.nan
     if profile.budget_seconds is not None:
-        ran, said = (duration, "the agent's reported duration") if duration is not None else (last, "its last step's time")
+        ran, said = (duration, "the agent's reported duration") if duration is not None else \
+            (last, "its last step's time")
         if np.isfinite(ran) and ran > profile.budget_seconds:
             out.append(("over_budget", f"ran {_fmt(ran)} ({said}); budget {_fmt(profile.budget_seconds)}"))
     timed = np.isfinite(t).any() or (part.empty and duration is not None)  # no step at all: start to end
@@ -303,7 +304,8 @@ def _flags_of(key: tuple, part: pd.DataFrame, profile: Protocol, duration: float
                                    f"{labels[i + 1]}); stall limit {_fmt(profile.stall_seconds)}"))  # fmt: skip
     calls = part[part["kind"].isin(_TOOL_KINDS)]
     disabled = {n.casefold() for n in profile.disabled_tools}
-    outside = calls[~calls["kind"].isin(profile.allowed_kinds) | calls["tool"].astype(str).str.casefold().isin(disabled)]
+    off = ~calls["kind"].isin(profile.allowed_kinds) | calls["tool"].astype(str).str.casefold().isin(disabled)
+    outside = calls[off]
     if len(outside):
         said = []
         for row in outside.head(3).itertuples(index=False):
