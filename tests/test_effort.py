@@ -248,3 +248,39 @@ def test_the_terminal_view_prints_effort_cost_frontier_and_flags(tmp_path, capsy
     assert main(["effort", str(tmp_path / "scores.csv"), "--trajectories", str(tmp_path / "trajectories.jsonl"),
                  "--protocol", "none", "--n-boot", "200"]) == 0
     assert "Protocol flags" not in capsys.readouterr().out
+
+
+def test_the_last_step_time_of_the_usage_table_stands_in_for_an_unreported_duration():
+    scores = _scores(2)
+    usage = _usage(scores).assign(seconds=np.nan, last_t=[12.5] + [np.nan] * (len(scores) - 1))
+    table = answer_effort(scores, usage)
+    assert table["seconds"].iloc[0] == 12.5 and table["seconds_source"].iloc[0] == "last_step"
+    assert table["seconds"].iloc[1:].isna().all() and (table["seconds_source"].iloc[1:] == "unknown").all()
+
+
+@pytest.mark.slow
+def test_the_page_reads_the_tables_the_report_computes_once(tmp_path):
+    import nbformat
+
+    from sgr_kit.prepare import load_tasks
+    from sgr_kit.report import run_notebook
+    from sgr_kit.resources import demo_dir, demo_paths, notebooks_dir
+    from sgr_kit.trajectories import load_trajectories
+    from sgr_kit.trajectories.cost import load_usage
+    from sgr_kit.trajectories.protocol import protocol_flags
+
+    paths = demo_paths()
+    steps = load_trajectories(paths["trajectories"])
+    usage = load_usage(paths["trajectories"], steps=steps, prices=demo_dir() / "prices-example.csv")
+    flags = protocol_flags(steps, load_tasks(paths["constraint"], paths["goal"]), usage=usage)
+    usage.to_csv(tmp_path / "usage.csv", index=False)
+    flags.to_csv(tmp_path / "protocol-flags.csv", index=False)
+    out = run_notebook(notebooks_dir() / "10_effort_and_protocol.ipynb", tmp_path / "out.ipynb",
+                       parameters={"n_boot": 200, "output_dir": str(tmp_path), "usage_path": "usage.csv",
+                                   "flags_path": "protocol-flags.csv"}, cwd=tmp_path)  # fmt: skip
+    cells = nbformat.read(out, as_version=4).cells
+    assert not [o for c in cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    saved = pd.read_csv(tmp_path / "tables" / "protocol_flags.csv")
+    assert len(saved) == len(flags) and saved["flag"].tolist() == flags["flag"].tolist()
+    per_answer = pd.read_csv(tmp_path / "tables" / "effort_per_answer.csv")
+    assert (per_answer["seconds_source"] == "last_step").all() or (per_answer["seconds_source"] == "reported").all()

@@ -80,6 +80,8 @@ def answer_effort(scores: pd.DataFrame, usage: pd.DataFrame, steps: pd.DataFrame
     steps : DataFrame, optional
         The steps table: where the usage table has no ``seconds`` for a run, its last step's
         time is used (``seconds_source`` says which: ``reported``, ``last_step`` or ``unknown``).
+        Without it, the usage table's ``last_t`` column (:func:`~sgr_kit.trajectories.cost.load_usage`
+        writes one) serves the same way.
 
     Returns
     -------
@@ -113,10 +115,13 @@ def answer_effort(scores: pd.DataFrame, usage: pd.DataFrame, steps: pd.DataFrame
     if "cost_source" not in effort.columns:
         effort["cost_source"] = np.where(effort["cost_usd"].notna(), "reported", "unknown")
     effort["seconds_source"] = np.where(effort["seconds"].notna(), "reported", "unknown")
-    if steps is not None:
-        require_columns(steps, [*_KEY, "t"], name="steps", hint="the steps table of load_trajectories")
-        last = _keys(steps).groupby(_KEY)["t"].max().rename("_last").reset_index()
-        effort = effort.merge(last, on=_KEY, how="left")
+    if steps is not None or "last_t" in effort.columns:
+        if steps is not None:
+            require_columns(steps, [*_KEY, "t"], name="steps", hint="the steps table of load_trajectories")
+            last = _keys(steps).groupby(_KEY)["t"].max().rename("_last").reset_index()
+            effort = effort.merge(last, on=_KEY, how="left")
+        else:
+            effort["_last"] = pd.to_numeric(effort["last_t"], errors="coerce").astype("float64")
         fill = effort["seconds"].isna() & effort["_last"].notna()
         effort.loc[fill, "seconds"] = effort.loc[fill, "_last"]
         effort.loc[fill, "seconds_source"] = "last_step"

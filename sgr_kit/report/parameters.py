@@ -96,6 +96,8 @@ PARAMETERS: dict[str, ParameterSpec] = {spec.name: spec for spec in (
     ParameterSpec("site_reach_path", "path", reserved=True, option="--trajectories"),
     ParameterSpec("prices_path", "path", reserved=True, option="--prices"),
     ParameterSpec("protocol", "path", "paper", reserved=True, option="--protocol"),
+    ParameterSpec("usage_path", "path", reserved=True, option="--trajectories"),
+    ParameterSpec("flags_path", "path", reserved=True, option="--protocol"),
     ParameterSpec("profile", "choice", "paper", choices=PROFILES, reserved=True, option="--profile"),
     ParameterSpec("output_dir", "path", reserved=True, option="--out"),
     ParameterSpec("systems", "names", None),

@@ -431,8 +431,9 @@ def load_usage(source: Any, *, steps: pd.DataFrame | None = None, prices: Any = 
     DataFrame
         One row per trajectory: :func:`sgr_kit.trajectories.trajectory_usage` of a path (what the
         agents report: tokens, cost, duration, model), or :func:`steps_usage` of a steps table (or
-        of a path when that reader is not installed), with ``hosts`` from the steps and
-        ``cost_usd`` / ``cost_source`` from :func:`price_usage`.
+        of a path when that reader is not installed), with ``hosts`` from the steps, ``last_t``
+        (the time of the run's last step; NaN when unknown) and ``cost_usd`` / ``cost_source`` from
+        :func:`price_usage`.
     """
     if isinstance(source, pd.DataFrame):
         steps = source
@@ -446,6 +447,7 @@ def load_usage(source: Any, *, steps: pd.DataFrame | None = None, prices: Any = 
 
         steps = load_trajectories(source)
     from_steps = steps_usage(steps, tool_kinds=tool_kinds)
+    last = steps.groupby(_KEY, sort=False)["t"].max().rename("last_t").reset_index() if len(steps) else None
     if reader is None:
         usage = from_steps
     else:
@@ -455,4 +457,10 @@ def load_usage(source: Any, *, steps: pd.DataFrame | None = None, prices: Any = 
             hosts = from_steps[[*_KEY, "hosts"]].astype({"system": str, "task_id": str, "repeat": "int64"})
             usage = usage.assign(**{c: keys[c] for c in _KEY}).merge(hosts, on=_KEY, how="left")
             usage["hosts"] = usage["hosts"].fillna(0).astype("int64")  # no step: no host
+    if last is not None:
+        keys = usage[_KEY].astype({"system": str, "task_id": str, "repeat": "int64"})
+        last = last.astype({"system": str, "task_id": str, "repeat": "int64"})
+        usage = usage.assign(**{c: keys[c] for c in _KEY}).merge(last, on=_KEY, how="left")
+    else:
+        usage = usage.assign(last_t=np.nan)
     return price_usage(usage, prices)
