@@ -156,8 +156,9 @@ def test_steps_usage_counts_kinds_hosts_and_sums_known_tokens():
 # --- fixtures of each transcript format: active once sgr_kit.trajectories.trajectory_usage reads them ---
 # Claude Code stream-json: the final "result" line carries total_cost_usd and duration_ms (the line
 # format of Claude Code's --output-format stream-json, as in tests/test_trajectories_agents.py);
-# OpenAI chat messages carry usage.prompt_tokens / completion_tokens / prompt_tokens_details.cached_tokens
-# (OpenAI Chat Completions API reference, "usage" object) and no cost; the documented step format
+# OpenAI chat messages carry usage.prompt_tokens / completion_tokens / prompt_tokens_details.cached_tokens /
+# completion_tokens_details.reasoning_tokens (OpenAI Chat Completions API reference, the response's "usage"
+# object, kept on the assistant message) and no cost; the documented step format
 # carries per-step token keys and the record's "totals".
 
 _USAGE = pytest.mark.skipif(not hasattr(trajectories, "trajectory_usage"),
@@ -193,15 +194,36 @@ def _native(folder: Path) -> None:
     (folder / "native.jsonl").write_text(json.dumps(record) + "\n")
 
 
+def _chat(folder: Path) -> None:
+    usage = {"prompt_tokens": 900, "completion_tokens": 60, "total_tokens": 960,
+             "prompt_tokens_details": {"cached_tokens": 300}, "completion_tokens_details": {"reasoning_tokens": 20}}
+    lines = [
+        {"role": "user", "content": "List the counties."},
+        {"role": "assistant", "content": None, "usage": usage, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "web_search",
+                                                              "arguments": json.dumps({"query": "county table"})}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "results"},
+        {"role": "assistant", "content": "a|1", "usage": usage},
+    ]  # fmt: skip
+    (folder / "chat-sys").mkdir()
+    (folder / "chat-sys" / "t1.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+
+
 @_USAGE
 def test_costs_from_each_transcript_format_reported_or_priced(tmp_path, prices):
     _claude(tmp_path)
     _native(tmp_path)
-    usage = load_usage(tmp_path, prices=prices).set_index("system")
+    _chat(tmp_path)
+    table = pd.concat([read_prices(prices), read_prices(pd.DataFrame(
+        {"system": ["chat-sys"], "input": [1.0], "cached_input": [0.1], "output": [4.0]}))], ignore_index=True)
+    usage = load_usage(tmp_path, prices=table).set_index("system")
     assert usage.loc["claude-sys", "cost_source"] == "reported"
     assert usage.loc["claude-sys", "cost_usd"] == pytest.approx(0.12)
     a = read_prices(prices).set_index("name").loc["sys-a"]
     assert usage.loc["sys-a", "cost_source"] == "priced"
     assert usage.loc["sys-a", "cost_usd"] == pytest.approx(
         call_cost(2500, 1000, 110, input=a["input"], cached_input=a["cached_input"], output=a["output"]))
+    assert usage.loc["chat-sys", "cost_source"] == "priced"  # two calls of 900 in (300 cached), 60 out each
+    assert usage.loc["chat-sys", "cost_usd"] == pytest.approx(
+        call_cost(1800, 600, 120, input=1.0, cached_input=0.1, output=4.0))
     assert np.isfinite(usage["cost_usd"]).all()
