@@ -109,6 +109,33 @@ def _cmd_summary(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_effort(args: argparse.Namespace) -> int:
+    from .breakdowns.effort import (answer_effort, cost_axis, effort_means, effort_wide, flag_means, format_effort,
+                                    score_cost_frontier)  # fmt: skip
+    from .load import load_scores
+    from .prepare import load_tasks
+    from .trajectories import load_trajectories
+    from .trajectories.cost import load_usage
+    from .trajectories.protocol import protocol_flags, read_protocol
+
+    scores = load_scores(args.scores)
+    profile = read_protocol(args.protocol)
+    steps = load_trajectories(args.trajectories)
+    usage = load_usage(args.trajectories, steps=steps, prices=args.prices)
+    answers = answer_effort(scores, usage, steps)
+    options = dict(failure_policy=args.failure_policy, n_boot=args.n_boot, seed=args.seed)
+    wide = effort_wide(effort_means(answers, **options))
+    axis = cost_axis(wide)
+    frontier = score_cost_frontier(wide, axis=axis) if axis else None
+    by_flag = None
+    if profile is not None:
+        tasks = load_tasks(*args.tasks) if args.tasks else None
+        flags = protocol_flags(steps, tasks, protocol=profile, usage=usage)
+        by_flag = flag_means(scores, answers, flags, **options)
+    _print(format_effort(wide, by_flag, frontier=frontier, cost_sources=answers["cost_source"].value_counts()))
+    return 0
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import DEFAULT_SEED, write_demo
 
@@ -318,6 +345,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="bootstrap resamples for --ci (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap for --ci (default 0)")
     p.set_defaults(func=_cmd_summary)
+
+    p = sub.add_parser("effort", help="per-system effort, cost, score-cost frontier and protocol flags",
+                       description="Per system: steps, tool calls, tokens, seconds and cost per task with bootstrap "
+                                   "intervals, points per dollar, the score-cost frontier, and how many answers "
+                                   "break the protocol (budget, stalls, tools, visits of the benchmark itself).")
+    p.add_argument("scores", metavar="SCORES", help="a scores table written by `sgr-kit score` (.csv or .parquet)")
+    p.add_argument("--trajectories", required=True, metavar="PATH", help="the runs' trajectories (JSONL or folder)")
+    p.add_argument("--prices", metavar="FILE", help="a price file (CSV or YAML): system or model, input, "
+                   "cached_input, output in USD per million tokens; costs the agents report are kept")
+    p.add_argument("--protocol", default="paper", metavar="PROFILE",
+                   help="paper (default: the paper's budget, stall limit and tools), none, or a YAML/JSON file")
+    p.add_argument("--tasks", action="append", metavar="PATH",
+                   help="task files, to find their reference answers' text in queries (repeatable)")
+    p.add_argument("--failure-policy", choices=FAILURE_POLICIES, default=FAILURE_POLICIES[0],
+                   help="how parse failures and missing answers enter means: zero (default) or exclude")
+    p.add_argument("--n-boot", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")
+    p.set_defaults(func=_cmd_effort)
 
     p = sub.add_parser("demo", help="write the SYNTHETIC demo benchmark (tasks, answers, audit labels)",
                        description="Generate the SYNTHETIC, paper-calibrated demo benchmark.")

@@ -21,7 +21,8 @@ from sgr_kit.load import load_runs
 from sgr_kit.prepare import load_tasks
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
-FILES = ("constraint.jsonl", "goal.jsonl", "runs.jsonl", "truth.csv", "audit.csv", "trajectories.jsonl", "README.md")
+FILES = ("constraint.jsonl", "goal.jsonl", "runs.jsonl", "truth.csv", "audit.csv", "trajectories.jsonl",
+         "prices-example.csv", "README.md")
 
 # The release's shape: domain counts of the release (README of the release fixtures).
 DOMAIN_COUNTS = {

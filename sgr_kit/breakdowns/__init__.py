@@ -12,6 +12,8 @@ DataFrame with fixed columns; values are in percent points, never rounded.
   cause, the columns most often wrong, rows lost to key mismatches);
 - :mod:`~sgr_kit.breakdowns.reach`: whether the trajectories reached the task's website, and
   the scores with and without reaching it (from :func:`sgr_kit.trajectories.site_reach`);
+- :mod:`~sgr_kit.breakdowns.effort`: effort and cost per answer and system, the score-cost
+  frontier, and the scores with and without each protocol flag;
 - :mod:`~sgr_kit.breakdowns.paper`: computed numbers beside the published ones, and
   the paper's ranking.
 """
@@ -20,6 +22,9 @@ from __future__ import annotations
 
 from ..schema import ALL_SYSTEMS, AUDIT_LABELS, AUDIT_TABLE_COLUMNS
 from .audit import audit_scores, error_profile_by_family, error_profile_by_system, error_type_means, load_audit
+from .effort import (
+    EFFORT_QUANTITIES, answer_effort, cost_axis, effort_means, effort_wide, flag_means, score_cost_frontier,
+)  # fmt: skip
 from .groups import bin_means, domain_means, ecosystem_means, family_means, group_columns
 from .paper import BESIDE_COLUMNS, RANKING_COLUMNS, beside_paper, paper_ranking
 from .reach import REACH_COLUMNS, REACH_QUANTITIES, REACH_WIDE, describe_reach, reach_scores, reach_wide, site_reach_means
@@ -32,4 +37,5 @@ __all__ = [
     "answer_losses", "points_lost", "wrong_columns", "key_mismatches", "rows_lost",
     "beside_paper", "paper_ranking",
     "REACH_COLUMNS", "REACH_QUANTITIES", "REACH_WIDE", "site_reach_means", "reach_scores", "reach_wide", "describe_reach",
+    "EFFORT_QUANTITIES", "answer_effort", "effort_means", "effort_wide", "cost_axis", "score_cost_frontier", "flag_means",
 ]  # fmt: skip

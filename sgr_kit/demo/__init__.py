@@ -293,7 +293,7 @@ def _csv(records: list[dict]) -> str:
 def demo_files(demo: Demo) -> dict[str, str]:
     """File name -> exact text of every file :func:`write_demo` writes."""
     from sgr_kit.demo.readme import readme_text
-    from sgr_kit.demo.trajectories import demo_trajectories
+    from sgr_kit.demo.trajectories import demo_trajectories, example_prices
 
     trajectories = demo_trajectories(demo.constraint + demo.goal, demo.runs, demo.truth,
                                      systems=paper_targets().cli_systems, seed=demo.seed)  # fmt: skip
@@ -304,6 +304,7 @@ def demo_files(demo: Demo) -> dict[str, str]:
         "truth.csv": _csv(demo.truth),
         "audit.csv": _csv(demo.audit),
         "trajectories.jsonl": _jsonl(trajectories),
+        "prices-example.csv": example_prices(),
         "README.md": readme_text(demo),
     }
 

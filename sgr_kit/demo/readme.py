@@ -78,7 +78,8 @@ slots and their labels; every trajectory.
 | `runs.jsonl` | `system, task_id, repeat, answer`: {len(demo.runs)} answers (11 systems x 100 tasks, plus repeat 1 on {n_rep} tasks) |
 | `truth.csv` | for every answer: the injected error (`injected`: an error type or `correct`), its `severity`, secondary `slips` and the answer `format` |
 | `audit.csv` | `system, task_id, base_id, family, label`: 22 audited task slots x the 8 CLI systems |
-| `trajectories.jsonl` | a SYNTHETIC trajectory (search, site pages with their filters, answer) for every answer of the 8 CLI systems, consistent with its injected error (`sgr_kit.demo.trajectories`) |
+| `trajectories.jsonl` | a SYNTHETIC trajectory (search, site pages with their filters, answer) for every answer of the 8 CLI systems, consistent with its injected error (`sgr_kit.demo.trajectories`), with SYNTHETIC per-step tokens and per-run `totals` (`cost_usd` where its agent reports one, `seconds`, `model`) |
+| `prices-example.csv` | EXAMPLE prices (USD per million tokens, per search call) for pricing the demo's runs: made up, not real prices |
 
 Regenerate with `make demo` (= `sgr-kit demo --out data/demo --force`); the output
 is byte-identical for the same seed and scorer, and a test checks it. Because the

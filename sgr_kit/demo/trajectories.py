@@ -24,6 +24,23 @@ same for the audited slots), read as Appendix G defines the types:
     with high severity (>= 0.75) it is a retrieval failure: the answer is put together from
     search results and third-party pages, and the site is never reached.
 
+**Usage, durations and costs** (also SYNTHETIC, drawn from a generator of their own so that the
+steps above do not change): every model step carries ``input_tokens`` (the context so far),
+``cached_input_tokens`` (the previous call's context, read from the cache), ``output_tokens`` (the
+step's ``tokens``) and ``reasoning_tokens`` (a share of the output), at levels that differ by
+system (:data:`USAGE_LEVELS`); every record carries ``"totals": {"cost_usd", "seconds", "model"}``:
+the run's duration in seconds (its last step plus a short tail), the model's (synthetic) name,
+and the agent's own cost for the systems whose agent reports one (:data:`REPORTED_COST`; null
+for the others, whose cost is priced from ``prices-example.csv``, itself EXAMPLE prices, not
+real ones; one system has no price row, so its cost is unknown). A few runs hang after their
+last step (a stall: the duration runs 3,000 s past it; about one run in a hundred until the
+paper's 6,000 s budget is passed as well), a few of one system call Claude Code's native
+``WebFetch`` (which the paper disabled), and one run reads the benchmark's own dataset page with
+``curl`` (a ``Bash`` call in place of its ``python`` step). The protocol audit
+(:func:`sgr_kit.trajectories.protocol.protocol_flags`) finds exactly these, besides the
+``python`` and sub-agent (``Task``) calls the trajectories above already hold, which the paper's
+protocol (search, fetch and PDF only) does not allow either.
+
 Every record says ``"synthetic": true``, every page text starts with ``SYNTHETIC``, and the
 hosts that are not the task's site are reserved ``.example`` names. The task's site is the
 host of its ``start_url`` or ``all_involved_urls``; a task without either gets a synthetic
@@ -37,7 +54,8 @@ from random import Random
 from typing import Iterable, Mapping
 from urllib.parse import urlencode, urlsplit
 
-__all__ = ["RETRIEVAL_FAILURE_SEVERITY", "OFF_SITE_HOSTS", "site_url", "demo_trajectories"]
+__all__ = ["RETRIEVAL_FAILURE_SEVERITY", "OFF_SITE_HOSTS", "USAGE_LEVELS", "REPORTED_COST", "BENCHMARK_PAGE",
+           "site_url", "demo_trajectories", "example_prices"]
 
 #: Intent rewriting at least this severe never reaches the site (answers from search results).
 RETRIEVAL_FAILURE_SEVERITY = 0.75
@@ -45,6 +63,29 @@ RETRIEVAL_FAILURE_SEVERITY = 0.75
 OFF_SITE_HOSTS = ("search.example", "wiki.example", "data-aggregator.example", "blog.example")
 _NOTE = "SYNTHETIC trajectory simulated by sgr_kit.demo; not a real agent run."
 _MAX_PAGES = 8  # detail pages opened at most (a long list is read from its result pages)
+
+#: SYNTHETIC usage levels per system: (tokens of the starting context, share of the output spent
+#: reasoning, the model's synthetic name). Systems not listed get the last row's levels.
+USAGE_LEVELS: dict[str, tuple[int, float, str]] = {
+    "Claude Opus 4.7": (14_000, 0.45, "claude-opus-4.7"), "GPT-5.5": (9_000, 0.60, "gpt-5.5"),
+    "Gemini 3.1 Pro": (11_000, 0.55, "gemini-3.1-pro"), "Kimi K2.5": (8_000, 0.35, "kimi-k2.5"),
+    "GLM-5.1": (7_500, 0.40, "glm-5.1"), "Qwen3.6-Plus": (7_000, 0.30, "qwen3.6-plus"),
+    "DeepSeek V4 Pro": (6_500, 0.50, "deepseek-v4-pro"), "Seed-2.0 Pro": (7_000, 0.40, "seed-2.0-pro"),
+}  # fmt: skip
+#: Systems whose (synthetic) agent reports its own cost, and the rates (USD per million input,
+#: cached input and output tokens) it is computed at: EXAMPLE values, not real prices.
+REPORTED_COST: dict[str, tuple[float, float, float]] = {
+    "Claude Opus 4.7": (5.0, 0.5, 25.0), "Kimi K2.5": (0.6, 0.15, 2.5),
+}  # fmt: skip
+#: The benchmark's dataset page (the paper's abstract), which one demo run reads.
+BENCHMARK_PAGE = "https://huggingface.co/datasets/PKUAIWeb/SGR-BENCH"
+_EXAMPLE_PRICES = (  # match, name, input, cached_input, output, per_search: EXAMPLE values, not real prices
+    ("system", "GPT-5.5", 1.25, 0.125, 10.0, 0.001), ("system", "Gemini 3.1 Pro", 2.0, 0.2, 12.0, 0.001),
+    ("system", "GLM-5.1", 0.6, 0.11, 2.2, 0.001), ("system", "Qwen3.6-Plus", 0.4, 0.08, 1.2, 0.001),
+    ("model", "deepseek-v4-pro", 0.55, 0.07, 2.2, 0.001),
+)  # fmt: skip
+_STALL_SHARE, _OVER_SHARE, _WEBFETCH_SHARE = 0.015, 0.01, 0.04
+_VISITOR = "GLM-5.1"  # the system of the one run that reads the benchmark's dataset page
 
 
 def site_url(record: Mapping) -> str:
@@ -131,6 +172,59 @@ def _trajectory(record: Mapping, answer: str | None, injected: str, severity: fl
     return walk.steps
 
 
+def _usage(system: str, steps: list[dict], rng: Random, *, visit: bool) -> dict:
+    """Add SYNTHETIC per-step token counts to ``steps`` (in place) and return the record's totals."""
+    context, reasoning, model = USAGE_LEVELS.get(system, USAGE_LEVELS["Seed-2.0 Pro"])
+    webfetch = system == "Claude Opus 4.7" and rng.random() < _WEBFETCH_SHARE
+    previous = 0
+    spent = [0, 0, 0]
+    for step in steps:
+        output = int(step["tokens"])
+        step["input_tokens"] = context
+        step["cached_input_tokens"] = previous
+        step["output_tokens"] = output
+        step["reasoning_tokens"] = int(output * reasoning)
+        spent = [spent[0] + context - previous, spent[1] + previous, spent[2] + output]
+        previous = context
+        page = rng.randint(600, 4000) if step["kind"] in ("fetch", "pdf") else rng.randint(80, 400)
+        context += output + page
+        if webfetch and step["kind"] in ("fetch", "pdf"):
+            step["tool"] = "WebFetch"
+        if visit and step.get("tool") == "python":
+            step.update(tool="Bash", url=BENCHMARK_PAGE, args={"command": f"curl -sL {BENCHMARK_PAGE}"},
+                        text="SYNTHETIC: the benchmark's dataset page")  # fmt: skip
+    last = steps[-1]["t"] if steps else 0.0
+    draw = rng.random()
+    if draw < _OVER_SHARE:
+        seconds = 6000 + rng.uniform(5, 400)  # hung after its last step until the budget was passed
+    elif draw < _OVER_SHARE + _STALL_SHARE:
+        seconds = last + rng.uniform(3050, 4500)  # hung, then finished within the budget
+    else:
+        seconds = last + rng.uniform(1.5, 12.0)
+    rates = REPORTED_COST.get(system)
+    cost = None
+    if rates is not None:
+        cost = round((spent[0] * rates[0] + spent[1] * rates[1] + spent[2] * rates[2]) / 1_000_000, 6)
+    return {"cost_usd": cost, "seconds": round(seconds, 1), "model": model}
+
+
+def example_prices() -> str:
+    """The demo's ``prices-example.csv``: EXAMPLE prices (USD per million tokens), not real ones.
+
+    Examples
+    --------
+    >>> example_prices().splitlines()[2]
+    'system,model,input,cached_input,output,per_search,note'
+    """
+    lines = ["# EXAMPLE prices for the SYNTHETIC demo: made up, NOT the real prices of any model or provider.",
+             "# USD per million input, cached input and output tokens; per_search: USD per web search call.",
+             "system,model,input,cached_input,output,per_search,note"]  # fmt: skip
+    for match, name, *prices in _EXAMPLE_PRICES:
+        system, model = (name, "") if match == "system" else ("", name)
+        lines.append(",".join([system, model, *(f"{v:g}" for v in prices), "EXAMPLE (not a real price)"]))
+    return "\n".join(lines) + "\n"
+
+
 def demo_trajectories(
     records: Iterable[Mapping],
     runs: Iterable[Mapping],
@@ -157,8 +251,9 @@ def demo_trajectories(
     Returns
     -------
     list of dict
-        Records ``system, task_id, repeat, synthetic, note, steps`` in the order of ``runs``;
-        the last step is the run's answer (none when the answer is null).
+        Records ``system, task_id, repeat, synthetic, note, steps, totals`` in the order of
+        ``runs``; the last step is the run's answer (none when the answer is null); ``totals``
+        holds the run's ``cost_usd`` (null unless its agent reports one), ``seconds`` and ``model``.
 
     Examples
     --------
@@ -174,7 +269,7 @@ def demo_trajectories(
     tasks = {r["task_id"]: r for r in records}
     keep = set(systems)
     kinds = {(t["system"], t["task_id"], int(t["repeat"])): (t["injected"], float(t["severity"])) for t in truth}
-    out = []
+    out, visited = [], False
     for run in runs:
         if run["system"] not in keep:
             continue
@@ -182,6 +277,9 @@ def demo_trajectories(
         injected, severity = kinds.get(key, ("correct", 0.0))
         rng = Random(f"sgr-demo-trajectory-{seed}-{key[0]}-{key[1]}-{key[2]}")
         steps = _trajectory(tasks[run["task_id"]], run["answer"], injected, severity, rng)
+        visit = not visited and key[0] == _VISITOR and any(step.get("tool") == "python" for step in steps)
+        visited = visited or visit
+        totals = _usage(key[0], steps, Random(f"sgr-demo-usage-{seed}-{key[0]}-{key[1]}-{key[2]}"), visit=visit)
         out.append({"system": key[0], "task_id": key[1], "repeat": key[2], "synthetic": True, "note": _NOTE,
-                    "steps": steps})  # fmt: skip
+                    "steps": steps, "totals": totals})  # fmt: skip
     return out

@@ -1,0 +1,466 @@
+"""What a run cost: price files, and the cost of every trajectory with where it came from.
+
+A **price file** says what a model's tokens cost, in USD per million tokens. It is a CSV file
+(``#`` lines are comments) or a YAML file holding a list of the same rows::
+
+    model,input,cached_input,output,per_search,note
+    example-large,2.50,0.25,10.00,0.01,EXAMPLE prices (not real)
+
+Each row names a ``system`` (the system's name in the runs) or a ``model`` (the model a
+transcript names): a file may have both columns, one of them filled per row. ``input``,
+``cached_input`` and ``output`` are required, ``per_search`` (USD per web search call) and
+``note`` are optional, other columns are refused. sgr-kit ships
+no prices as facts (they change): the demo ships ``prices-example.csv``, marked as an example.
+
+A call costs ``(input - cached) x input + cached x cached_input + output x output`` (the
+reasoning tokens are part of the output tokens), plus ``searches x per_search`` when the price
+row has one. :func:`price_usage` fills a usage table's ``cost_usd`` from the prices wherever the
+agent reported no cost of its own, and says where every cost came from in ``cost_source``:
+``reported`` (the agent's own figure, never replaced), ``priced`` (tokens times prices) or
+``unknown`` (no price row for the system or model, or tokens not reported: left missing,
+never 0).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from ..errors import SgrKitError, where
+from ..schema import TEXT_DTYPE
+
+__all__ = ["PRICE_COLUMNS", "COST_SOURCES", "USAGE_COLUMNS", "read_prices", "price_usage", "call_cost", "steps_usage",
+           "load_usage", "with_tool_kinds"]
+
+#: Columns of :func:`read_prices`, in order: ``match`` is ``"system"`` or ``"model"``, ``name`` the
+#: system or model, the prices in USD per million tokens (``per_search`` USD per search, NaN when
+#: not given), ``source`` the file and line of the row.
+PRICE_COLUMNS: tuple[str, ...] = ("match", "name", "input", "cached_input", "output", "per_search", "source")
+#: Where a cost came from, as :func:`price_usage` writes it in ``cost_source``.
+COST_SOURCES: tuple[str, ...] = ("reported", "priced", "unknown")
+_PRICES = ("input", "cached_input", "output")
+_ALLOWED = frozenset(("system", "model", *_PRICES, "per_search", "note"))
+_KEY = ["system", "task_id", "repeat"]
+
+
+def call_cost(input_tokens: float, cached_input_tokens: float, output_tokens: float, *, input: float,
+              cached_input: float, output: float) -> float:  # fmt: skip
+    """USD of a call: ``(input - cached) x input + cached x cached_input + output x output``, prices per million.
+
+    Examples
+    --------
+    >>> call_cost(1_000_000, 400_000, 10_000, input=2.0, cached_input=0.5, output=8.0)
+    1.48
+    """
+    fresh = input_tokens - cached_input_tokens
+    return (fresh * input + cached_input_tokens * cached_input + output_tokens * output) / 1_000_000
+
+
+def _price(value: Any, *, column: str, loc: str, optional: bool = False) -> float:
+    if isinstance(value, str):
+        text = value.strip()
+        if not text and optional:
+            return math.nan
+        try:
+            value = float(text)
+        except ValueError:
+            raise SgrKitError(f"{loc}: column {column!r}: expected a price in USD per million tokens (a number "
+                              f">= 0); found {text!r}") from None  # fmt: skip
+    if value is None and optional:
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        unit = "USD per web search call" if column == "per_search" else "USD per million tokens"
+        raise SgrKitError(f"{loc}: column {column!r}: expected a price in {unit} (a number >= 0); found {value!r}")
+    return float(value)
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or (isinstance(value, str)
+                                                                               and not value.strip())
+
+
+def _row(raw: dict, *, loc: str, columns: dict[str, str]) -> dict:
+    """One checked price row; ``columns`` maps a column to its location (``file:line:column``)."""
+    unknown = [c for c in raw if c not in _ALLOWED]
+    if unknown:
+        raise SgrKitError(f"{columns.get(unknown[0], loc)}: unknown column {unknown[0]!r}; a price file has "
+                          f"system or model, input, cached_input, output, and optionally per_search and "
+                          f"note")  # fmt: skip
+    keys = [k for k in ("system", "model") if k in raw and not _blank(raw[k])]
+    if len(keys) != 1:
+        found = "both" if len(keys) == 2 else "neither"
+        raise SgrKitError(f"{loc}: expected a system or a model (one of them per row) naming what the prices are "
+                          f"for; found {found}")  # fmt: skip
+    name = raw[keys[0]]
+    name = str(name).strip() if isinstance(name, (str, int, float)) and not isinstance(name, bool) else ""
+    if not name:
+        raise SgrKitError(f"{columns.get(keys[0], loc)}: column {keys[0]!r} is empty; expected the {keys[0]}'s name")
+    out = {"match": keys[0], "name": name}
+    for column in _PRICES:
+        if column not in raw:
+            raise SgrKitError(f"{loc}: column {column!r} is missing; expected {', '.join(_PRICES)} in USD per "
+                              f"million tokens")  # fmt: skip
+        out[column] = _price(raw[column], column=column, loc=columns.get(column, loc))
+    out["per_search"] = _price(raw.get("per_search"), column="per_search", loc=columns.get("per_search", loc),
+                               optional=True)  # fmt: skip
+    out["source"] = loc
+    return out
+
+
+def _csv_rows(path: Path, text: str) -> list[dict]:
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1)
+             if line.strip() and not line.lstrip().startswith("#")]  # fmt: skip
+    if not lines:
+        raise SgrKitError(f"{path}: empty; expected a header (system or model, input, cached_input, output) and rows")
+    reader = csv.reader(io.StringIO("\n".join(line for _, line in lines)))
+    rows = list(reader)
+    header = [h.strip() for h in rows[0]]
+    line_of_header = lines[0][0]
+    for i, name in enumerate(header):
+        if name not in _ALLOWED:
+            raise SgrKitError(f"{where(path, line_of_header)}: column {i + 1}: unknown column {name!r}; a price file "
+                              f"has system or model, input, cached_input, output, and optionally per_search and "
+                              f"note")  # fmt: skip
+    out = []
+    for (n, _), cells in zip(lines[1:], rows[1:]):
+        loc = where(path, n)
+        if len(cells) != len(header):
+            raise SgrKitError(f"{loc}: {len(cells)} cell(s); the header has {len(header)} ({', '.join(header)})")
+        raw = dict(zip(header, cells))
+        columns = {name: f"{loc}: column {i + 1}" for i, name in enumerate(header)}
+        out.append(_row(raw, loc=loc, columns=columns))
+    return out
+
+
+def _yaml_rows(path: Path, text: str) -> list[dict]:
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f"{where(path, mark.line + 1)}: column {mark.column + 1}" if mark else str(path)
+        raise SgrKitError(f"{at}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
+    if isinstance(data, dict) and set(data) == {"prices"}:
+        data = data["prices"]
+        node = node.value[0][1]
+    if not isinstance(data, list) or not data:
+        raise SgrKitError(f"{path}: expected a list of price rows (each with system or model, input, cached_input, "
+                          f"output); found {type(data).__name__}")  # fmt: skip
+    out = []
+    for item, raw in zip(node.value, data):
+        loc = where(path, item.start_mark.line + 1)
+        if not isinstance(raw, dict):
+            raise SgrKitError(f"{loc}: expected a price row (a mapping); found {type(raw).__name__}")
+        columns = {k.value: f"{where(path, v.start_mark.line + 1)}: column {v.start_mark.column + 1}"
+                   for k, v in item.value}  # fmt: skip
+        out.append(_row(raw, loc=loc, columns=columns))
+    return out
+
+
+def read_prices(path: str | os.PathLike | pd.DataFrame) -> pd.DataFrame:
+    """Read a price file (CSV, or YAML with the same columns) into a table of :data:`PRICE_COLUMNS`.
+
+    Parameters
+    ----------
+    path : path or DataFrame
+        A ``.csv`` file, or a ``.yaml``/``.yml`` file holding a list of rows (or ``{prices: [...]}``);
+        a DataFrame with the file's columns is checked the same way.
+
+    Returns
+    -------
+    DataFrame
+        One row per price row: ``match`` (``system`` or ``model``), ``name``, ``input``,
+        ``cached_input``, ``output`` (USD per million tokens), ``per_search`` (USD per search
+        call; NaN when not given) and ``source`` (``file:line``).
+
+    Raises
+    ------
+    SgrKitError
+        A missing file, an unknown or missing column, a price that is not a number >= 0 (naming
+        file, line and column), a row naming both or neither a system and a model, the same
+        system or model twice.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "prices.csv"
+    >>> _ = p.write_text("# EXAMPLE prices\\nmodel,input,cached_input,output\\nm-1,2,0.5,8\\n")
+    >>> read_prices(p)[["match", "name", "input", "cached_input", "output", "source"]].to_dict("records")
+    [{'match': 'model', 'name': 'm-1', 'input': 2.0, 'cached_input': 0.5, 'output': 8.0, 'source': '...prices.csv:3'}]
+    >>> _ = p.write_text("model,input,cached_input,output\\nm-1,2,cheap,8\\n")
+    >>> read_prices(p)
+    Traceback (most recent call last):
+    ...
+    sgr_kit.errors.SgrKitError: ...prices.csv:2: column 3: column 'cached_input': expected a price in USD per \
+million tokens (a number >= 0); found 'cheap'
+    """
+    if isinstance(path, pd.DataFrame):
+        if set(PRICE_COLUMNS) <= set(path.columns):
+            return path[list(PRICE_COLUMNS)].reset_index(drop=True)
+        rows = [_row({k: v for k, v in r.items() if not (k == "per_search" and pd.isna(v))},
+                     loc=f"prices row {i}", columns={}) for i, r in enumerate(path.to_dict("records"))]  # fmt: skip
+        source = "prices"
+    else:
+        path = Path(path)
+        if not path.is_file():
+            raise SgrKitError(f"prices {path}: no such file; expected a CSV or YAML price file")
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SgrKitError(f"{path}: cannot be read as UTF-8 text ({exc})") from None
+        if path.suffix.lower() in (".yaml", ".yml"):
+            rows = _yaml_rows(path, text)
+        elif path.suffix.lower() == ".csv":
+            rows = _csv_rows(path, text)
+        else:
+            raise SgrKitError(f"prices {path}: expected a .csv, .yaml or .yml file; found '{path.suffix}'")
+        source = str(path)
+    seen: dict[tuple[str, str], str] = {}
+    for row in rows:
+        key = (row["match"], row["name"].casefold())
+        if key in seen:
+            raise SgrKitError(f"{row['source']}: {row['match']} {row['name']!r} is priced twice (first at "
+                              f"{seen[key]}); expected one row per {row['match']}")  # fmt: skip
+        seen[key] = row["source"]
+    if not rows:
+        raise SgrKitError(f"{source}: no price rows")
+    table = pd.DataFrame(rows, columns=list(PRICE_COLUMNS))
+    return table.astype({"match": TEXT_DTYPE, "name": TEXT_DTYPE, "source": TEXT_DTYPE})
+
+
+def _lookup(prices: pd.DataFrame) -> tuple[dict[str, dict], dict[str, dict]]:
+    by = {"system": {}, "model": {}}
+    for row in prices.to_dict("records"):
+        by[row["match"]][str(row["name"]).casefold()] = row
+    return by["system"], by["model"]
+
+
+def _number(frame: pd.DataFrame, column: str) -> np.ndarray:
+    if column not in frame.columns:
+        return np.full(len(frame), np.nan)
+    return pd.to_numeric(frame[column], errors="coerce").astype("float64").to_numpy()
+
+
+def price_usage(usage: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
+    """``usage`` with ``cost_usd`` filled from ``prices`` where the agent reported none, and ``cost_source``.
+
+    Parameters
+    ----------
+    usage : DataFrame
+        One row per trajectory with ``system`` and the token columns ``input_tokens,
+        cached_input_tokens, output_tokens`` (missing = not reported), optionally ``model``,
+        ``searches`` and ``cost_usd`` (the agent's own cost; missing = not reported): the table
+        of :func:`sgr_kit.trajectories.trajectory_usage`.
+    prices : path, DataFrame or None
+        A price file or the table of :func:`read_prices`. None: only reported costs are known.
+
+    Returns
+    -------
+    DataFrame
+        A copy of ``usage`` with ``cost_usd`` (float, NaN when unknown) and ``cost_source``:
+
+        - ``reported``: the agent's own cost, kept as it is (a price file never replaces it);
+        - ``priced``: tokens times the row of the system (looked up first) or of the trajectory's
+          ``model`` (names compared case-insensitively); the input and output token counts must be
+          known, and the cached ones too unless the row prices cached input as plain input;
+          ``searches x per_search`` is added when the row has ``per_search``;
+        - ``unknown``: neither; ``cost_usd`` stays missing.
+
+    Raises
+    ------
+    SgrKitError
+        A usage table without ``system``; a bad price file (see :func:`read_prices`).
+
+    Examples
+    --------
+    >>> usage = pd.DataFrame({"system": ["a", "b", "c"], "model": ["m-1", "m-1", "other"],
+    ...     "input_tokens": [1_000_000, 2_000_000, 10], "cached_input_tokens": [0, 1_000_000, 0],
+    ...     "output_tokens": [100_000, 0, 10], "cost_usd": [0.3, None, None]})
+    >>> prices = pd.DataFrame({"model": ["m-1"], "input": [2.0], "cached_input": [0.5], "output": [8.0]})
+    >>> price_usage(usage, prices)[["system", "cost_usd", "cost_source"]].to_dict("records")
+    [{'system': 'a', 'cost_usd': 0.3, 'cost_source': 'reported'}, {'system': 'b', 'cost_usd': 2.5, 'cost_source': \
+'priced'}, {'system': 'c', 'cost_usd': nan, 'cost_source': 'unknown'}]
+    """
+    if not isinstance(usage, pd.DataFrame) or "system" not in usage.columns:
+        raise SgrKitError("usage: expected the table of sgr_kit.trajectories.trajectory_usage (one row per "
+                          "trajectory, with system and its token columns)")  # fmt: skip
+    out = usage.copy()
+    reported = _number(out, "cost_usd")
+    cost = reported.copy()
+    source = np.where(np.isfinite(reported), "reported", "unknown").astype(object)
+    if prices is not None and len(out):
+        table = read_prices(prices)
+        systems, models = _lookup(table)
+        tokens_in, cached, tokens_out = (_number(out, c) for c in ("input_tokens", "cached_input_tokens",
+                                                                   "output_tokens"))  # fmt: skip
+        searches = _number(out, "searches")
+        names = out["system"].astype(str).str.casefold().to_numpy()
+        model_names = (out["model"].astype(object).where(out["model"].notna(), "").astype(str).str.casefold()
+                       .to_numpy() if "model" in out.columns else np.full(len(out), ""))  # fmt: skip
+        for i in np.flatnonzero(~np.isfinite(reported)):
+            row = systems.get(names[i]) or (models.get(model_names[i]) if model_names[i] else None)
+            if row is None or not (np.isfinite(tokens_in[i]) and np.isfinite(tokens_out[i])):
+                continue
+            c = cached[i]
+            if not np.isfinite(c):
+                if row["cached_input"] != row["input"]:
+                    continue  # the cached share changes the cost and is not known
+                c = 0.0
+            value = call_cost(tokens_in[i], c, tokens_out[i], input=row["input"], cached_input=row["cached_input"],
+                              output=row["output"])  # fmt: skip
+            per_search = row["per_search"]
+            if per_search is not None and np.isfinite(per_search):
+                if not np.isfinite(searches[i]):
+                    continue
+                value += searches[i] * per_search
+            cost[i], source[i] = value, "priced"
+    out["cost_usd"] = cost
+    out["cost_source"] = pd.Series(source, index=out.index, dtype=TEXT_DTYPE)
+    return out
+
+
+#: Columns of :func:`steps_usage`, in order (those of ``trajectory_usage``, with ``hosts``).
+USAGE_COLUMNS: tuple[str, ...] = (
+    "system", "task_id", "repeat", "format", "model", "steps", "tool_calls", "searches", "fetches", "pdfs",
+    "other_tools", "hosts", "input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens", "cost_usd",
+    "seconds",
+)  # fmt: skip
+_TOKENS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")
+_TOOL_KINDS = ("search", "fetch", "pdf", "tool")
+
+
+def with_tool_kinds(steps: pd.DataFrame, tool_kinds: Any = None) -> pd.DataFrame:
+    """``steps`` with the kind of each tool call named in ``tool_kinds`` (tool name -> kind) replaced.
+
+    Only tool calls (kinds search, fetch, pdf, tool) are re-kinded; messages and answers stay.
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"kind": ["tool", "fetch", "message"], "tool": ["serper", "WebFetch", "serper"]})
+    >>> with_tool_kinds(s, {"serper": "search"})["kind"].tolist()
+    ['search', 'fetch', 'message']
+    """
+    if not tool_kinds:
+        return steps
+    if not isinstance(tool_kinds, dict):
+        raise SgrKitError(f"tool_kinds: expected a mapping of tool name to kind; found {type(tool_kinds).__name__}")
+    bad = {name: kind for name, kind in tool_kinds.items() if kind not in _TOOL_KINDS}
+    if bad:
+        name, kind = next(iter(bad.items()))
+        raise SgrKitError(f"tool_kinds: tool {name!r}: kind must be one of {', '.join(_TOOL_KINDS)}; found {kind!r}")
+    mapped = steps["tool"].map(tool_kinds)
+    call = steps["kind"].isin(_TOOL_KINDS) & mapped.notna()
+    return steps.assign(kind=steps["kind"].where(~call, mapped).astype(steps["kind"].dtype))
+
+
+def steps_usage(steps: pd.DataFrame, *, tool_kinds: Any = None) -> pd.DataFrame:
+    """One row per trajectory of a steps table: its effort as the steps alone tell it (:data:`USAGE_COLUMNS`).
+
+    Steps and tool calls by kind, distinct hosts, and the sums of the per-step token columns
+    the table has (``input_tokens``, ``cached_input_tokens``, ``output_tokens``,
+    ``reasoning_tokens``; missing when the table has none or no step reports them). What only
+    the agent's own totals hold is missing: ``model``, ``cost_usd`` and ``seconds`` (a run's
+    duration is not its last step's time). :func:`sgr_kit.trajectories.trajectory_usage` reads
+    those totals too; this is what is known from a steps table.
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"system": "a", "task_id": "t", "repeat": 0, "step": [0, 1, 2],
+    ...     "kind": ["search", "fetch", "answer"], "tool": "", "host": ["", "x.org", ""],
+    ...     "input_tokens": [100, 200, None], "output_tokens": [10, 20, 5]})
+    >>> u = steps_usage(s)
+    >>> u[["steps", "tool_calls", "searches", "hosts", "input_tokens", "output_tokens", "cost_usd"]].to_dict("records")
+    [{'steps': 3, 'tool_calls': 2, 'searches': 1, 'hosts': 1, 'input_tokens': 300, 'output_tokens': 35, \
+'cost_usd': nan}]
+    """
+    missing = [c for c in ("system", "task_id", "repeat", "kind") if c not in steps.columns]
+    if missing:
+        raise SgrKitError(f"steps lacks column(s) {', '.join(missing)}; expected the steps table of "
+                          f"sgr_kit.trajectories.load_trajectories")  # fmt: skip
+    steps = with_tool_kinds(steps, tool_kinds)
+    kind = steps["kind"]
+    host = steps["host"].where(steps["host"] != "") if "host" in steps.columns else pd.Series(np.nan, steps.index)
+    frame = steps[_KEY].assign(
+        _one=1, _call=kind.isin(_TOOL_KINDS), _search=kind == "search", _fetch=kind == "fetch", _pdf=kind == "pdf",
+        _other=kind == "tool", _host=host,
+        **{f"_{c}": pd.to_numeric(steps[c], errors="coerce").astype("float64") if c in steps.columns else np.nan
+           for c in _TOKENS},
+    )  # fmt: skip
+    g = frame.groupby(_KEY, sort=False)
+    out = pd.DataFrame({
+        "steps": g["_one"].sum(), "tool_calls": g["_call"].sum(), "searches": g["_search"].sum(),
+        "fetches": g["_fetch"].sum(), "pdfs": g["_pdf"].sum(), "other_tools": g["_other"].sum(),
+        "hosts": g["_host"].nunique(), **{c: g[f"_{c}"].sum(min_count=1) for c in _TOKENS},
+    }).reset_index()  # fmt: skip
+    out["format"] = ""
+    out["model"] = pd.Series(pd.NA, index=out.index, dtype=TEXT_DTYPE if TEXT_DTYPE != "object" else object)
+    out["cost_usd"] = np.nan
+    out["seconds"] = np.nan
+    for column in ("steps", "tool_calls", "searches", "fetches", "pdfs", "other_tools", "hosts"):
+        out[column] = out[column].astype("int64")
+    for column in _TOKENS:
+        out[column] = pd.array([pd.NA if pd.isna(v) else int(v) for v in out[column]], dtype="Int64")
+    return out[list(USAGE_COLUMNS)]
+
+
+def load_usage(source: Any, *, steps: pd.DataFrame | None = None, prices: Any = None,
+               tool_kinds: Any = None) -> pd.DataFrame:  # fmt: skip
+    """The usage table of trajectories, with distinct ``hosts``, costs and ``cost_source``.
+
+    Parameters
+    ----------
+    source : path or DataFrame
+        Trajectories (a JSONL file or a folder), or their steps table.
+    steps : DataFrame, optional
+        The steps table of ``source`` when already loaded (not read again).
+    prices : path or DataFrame, optional
+        A price file (:func:`read_prices`); costs the agents report are kept.
+    tool_kinds : mapping, optional
+        Tool name -> step kind (:func:`with_tool_kinds`).
+
+    Returns
+    -------
+    DataFrame
+        One row per trajectory: :func:`sgr_kit.trajectories.trajectory_usage` of a path (what the
+        agents report: tokens, cost, duration, model), or :func:`steps_usage` of a steps table (or
+        of a path when that reader is not installed), with ``hosts`` from the steps, ``last_t``
+        (the time of the run's last step; NaN when unknown) and ``cost_usd`` / ``cost_source`` from
+        :func:`price_usage`.
+    """
+    if isinstance(source, pd.DataFrame):
+        steps = source
+    reader = None
+    if not isinstance(source, pd.DataFrame):
+        import sgr_kit.trajectories as package
+
+        reader = getattr(package, "trajectory_usage", None)
+    if steps is None:
+        from .read import load_trajectories
+
+        steps = load_trajectories(source)
+    from_steps = steps_usage(steps, tool_kinds=tool_kinds)
+    last = steps.groupby(_KEY, sort=False)["t"].max().rename("last_t").reset_index() if len(steps) else None
+    if reader is None:
+        usage = from_steps
+    else:
+        usage = reader(source, tool_kinds=tool_kinds) if tool_kinds else reader(source)
+        if "hosts" not in usage.columns:
+            keys = usage[_KEY].astype({"system": str, "task_id": str, "repeat": "int64"})
+            hosts = from_steps[[*_KEY, "hosts"]].astype({"system": str, "task_id": str, "repeat": "int64"})
+            usage = usage.assign(**{c: keys[c] for c in _KEY}).merge(hosts, on=_KEY, how="left")
+            usage["hosts"] = usage["hosts"].fillna(0).astype("int64")  # no step: no host
+    if last is not None:
+        keys = usage[_KEY].astype({"system": str, "task_id": str, "repeat": "int64"})
+        last = last.astype({"system": str, "task_id": str, "repeat": "int64"})
+        usage = usage.assign(**{c: keys[c] for c in _KEY}).merge(last, on=_KEY, how="left")
+    else:
+        usage = usage.assign(last_t=np.nan)
+    return price_usage(usage, prices)

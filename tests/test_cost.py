@@ -1,0 +1,229 @@
+"""What a run cost: price files (CSV, YAML), costs reported where reported and tokens x prices elsewhere."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sgr_kit.trajectories as trajectories
+from sgr_kit.errors import SgrKitError
+from sgr_kit.resources import demo_dir
+from sgr_kit.trajectories.cost import call_cost, load_usage, price_usage, read_prices, steps_usage, with_tool_kinds
+
+PRICES_CSV = """# EXAMPLE prices for a test, not real ones
+system,model,input,cached_input,output,per_search,note
+sys-a,,2.0,0.5,8.0,,EXAMPLE
+,m-big,3.0,0.3,15.0,0.01,EXAMPLE
+"""
+
+
+def _usage(**columns) -> pd.DataFrame:
+    base = {"system": ["sys-a"], "task_id": ["t1"], "repeat": [0], "model": [None], "searches": [2],
+            "input_tokens": [1_000_000], "cached_input_tokens": [600_000], "output_tokens": [50_000],
+            "reasoning_tokens": [20_000], "cost_usd": [None]}  # fmt: skip
+    base.update({k: [v] if not isinstance(v, list) else v for k, v in columns.items()})
+    return pd.DataFrame(base)
+
+
+@pytest.fixture
+def prices(tmp_path) -> Path:
+    path = tmp_path / "prices.csv"
+    path.write_text(PRICES_CSV, encoding="utf-8")
+    return path
+
+
+def test_a_call_costs_fresh_input_cached_input_and_output_at_their_prices():
+    # computed by hand from the formula: 400k fresh x 2 + 600k cached x 0.5 + 50k out x 8, per million
+    assert call_cost(1_000_000, 600_000, 50_000, input=2.0, cached_input=0.5, output=8.0) == pytest.approx(
+        (400_000 * 2.0 + 600_000 * 0.5 + 50_000 * 8.0) / 1e6)
+    assert call_cost(0, 0, 0, input=9.0, cached_input=9.0, output=9.0) == 0.0
+
+
+def test_csv_and_yaml_price_files_read_the_same(prices, tmp_path):
+    yaml_path = tmp_path / "prices.yaml"
+    yaml_path.write_text("- system: sys-a\n  input: 2.0\n  cached_input: 0.5\n  output: 8.0\n"
+                         "- model: m-big\n  input: 3\n  cached_input: 0.3\n  output: 15\n  per_search: 0.01\n")
+    a, b = read_prices(prices), read_prices(yaml_path)
+    cols = ["match", "name", "input", "cached_input", "output", "per_search"]
+    pd.testing.assert_frame_equal(a[cols], b[cols])
+    assert a["source"].tolist() == [f"{prices}:3", f"{prices}:4"]
+    assert b["source"].tolist() == [f"{yaml_path}:1", f"{yaml_path}:5"]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("system,input,cached_input,output\nsys-a,2,-1,8\n", r"prices\.csv:2: column 3: column 'cached_input': expected "
+     r"a price in USD per million tokens \(a number >= 0\); found -1"),
+    ("system,input,cached,output\nsys-a,2,1,8\n", r"prices\.csv:1: column 3: unknown column 'cached'"),
+    ("system,input,output\nsys-a,2,8\n", r"prices\.csv:2: column 'cached_input' is missing"),
+    ("system,model,input,cached_input,output\na,m,1,1,1\n",
+     r"prices\.csv:2: expected a system or a model .*found both"),
+    ("system,input,cached_input,output\na,1,1,1\na,2,2,2\n", r"prices\.csv:3: system 'a' is priced twice \(first at "
+     r".*prices\.csv:2\)"),
+    ("system,input,cached_input,output\na,1,1\n", r"prices\.csv:2: 3 cell\(s\); the header has 4"),
+])  # fmt: skip
+def test_a_bad_price_file_names_file_line_and_column(tmp_path, text, message):
+    path = tmp_path / "prices.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SgrKitError, match=message):
+        read_prices(path)
+
+
+def test_a_bad_yaml_price_names_its_line_and_column(tmp_path):
+    path = tmp_path / "prices.yml"
+    path.write_text("prices:\n  - model: m\n    input: 1\n    cached_input: free\n    output: 2\n")
+    with pytest.raises(SgrKitError, match=r"prices\.yml:4: column 19: column 'cached_input': expected a price .* "
+                                          r"found 'free'"):  # fmt: skip
+        read_prices(path)
+    other = tmp_path / "prices.txt"
+    other.write_text("x", encoding="utf-8")
+    with pytest.raises(SgrKitError, match=r"expected a \.csv, \.yaml or \.yml file"):
+        read_prices(other)
+    with pytest.raises(SgrKitError, match=r"no such file"):
+        read_prices(tmp_path / "missing.csv")
+
+
+def test_reported_costs_are_kept_and_the_others_priced_from_tokens(prices):
+    usage = _usage(system=["sys-a", "sys-a", "sys-b", "sys-c"], task_id=["t1", "t2", "t1", "t1"], repeat=[0] * 4,
+                   model=[None, None, "M-Big", "m-small"], searches=[2, 2, 3, 1],
+                   input_tokens=[1_000_000, 1_000_000, 200_000, 10], cached_input_tokens=[600_000, 600_000, 0, 0],
+                   output_tokens=[50_000, 50_000, 10_000, 10], reasoning_tokens=[20_000, 20_000, None, None],
+                   cost_usd=[0.42, None, None, None])  # fmt: skip
+    out = price_usage(usage, prices)
+    assert out["cost_source"].tolist() == ["reported", "priced", "priced", "unknown"]
+    assert out["cost_usd"].iloc[0] == 0.42  # the agent's own figure, never replaced
+    table = read_prices(prices).set_index("name")
+    a = table.loc["sys-a"]
+    assert out["cost_usd"].iloc[1] == pytest.approx(
+        call_cost(1_000_000, 600_000, 50_000, input=a["input"], cached_input=a["cached_input"], output=a["output"]))
+    big = table.loc["m-big"]  # matched by model, case-insensitively; with its price per search
+    assert out["cost_usd"].iloc[2] == pytest.approx(
+        call_cost(200_000, 0, 10_000, input=big["input"], cached_input=big["cached_input"], output=big["output"])
+        + 3 * big["per_search"])
+    assert math.isnan(out["cost_usd"].iloc[3])  # no price row: unknown, never 0
+    assert usage["cost_usd"].isna().sum() == 3  # the input is not changed
+
+
+def test_unknown_tokens_leave_the_cost_unknown(prices):
+    out = price_usage(_usage(output_tokens=[None]), prices)
+    assert out["cost_source"].tolist() == ["unknown"] and out["cost_usd"].isna().all()
+    # cached input not reported: unknown when the cached price differs, priced when it does not
+    assert price_usage(_usage(cached_input_tokens=[None]), prices)["cost_source"].tolist() == ["unknown"]
+    flat = pd.DataFrame({"system": ["sys-a"], "input": [2.0], "cached_input": [2.0], "output": [8.0]})
+    out = price_usage(_usage(cached_input_tokens=[None]), flat)
+    assert out["cost_source"].tolist() == ["priced"]
+    assert out["cost_usd"].iloc[0] == pytest.approx((1_000_000 * 2.0 + 50_000 * 8.0) / 1e6)
+
+
+def test_without_prices_only_reported_costs_are_known():
+    out = price_usage(_usage(system=["a", "b"], task_id=["t", "t"], repeat=[0, 0], cost_usd=[0.1, None],
+                             input_tokens=[1, 2], cached_input_tokens=[0, 0], output_tokens=[1, 1],
+                             reasoning_tokens=[0, 0], model=[None, None], searches=[0, 0]))  # fmt: skip
+    assert out["cost_source"].tolist() == ["reported", "unknown"]
+    assert out["cost_usd"].iloc[0] == 0.1 and math.isnan(out["cost_usd"].iloc[1])
+
+
+def test_the_demo_ships_example_prices_marked_as_an_example():
+    path = demo_dir() / "prices-example.csv"
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# EXAMPLE") and "not the real prices" in text.lower()
+    table = read_prices(path)
+    assert len(table) >= 2 and set(table["match"]) == {"system", "model"}
+    rows = [line for line in text.splitlines() if line and not line.startswith("#")][1:]
+    assert all(line.endswith("EXAMPLE (not a real price)") for line in rows)
+
+
+def test_steps_usage_counts_kinds_hosts_and_sums_known_tokens():
+    steps = pd.DataFrame({"system": "s", "task_id": ["t"] * 4 + ["u"], "repeat": 0, "step": [0, 1, 2, 3, 0],
+                          "kind": ["search", "fetch", "tool", "answer", "answer"],
+                          "tool": ["web_search", "fetch", "serper", "", ""],
+                          "host": ["", "a.org", "", "", ""], "input_tokens": [10, 20, None, 5, None],
+                          "output_tokens": [1, 2, 3, 4, None]})  # fmt: skip
+    u = steps_usage(steps, tool_kinds={"serper": "search"}).set_index("task_id")
+    assert u.loc["t", ["steps", "tool_calls", "searches", "fetches", "other_tools", "hosts"]].tolist() == [4, 3, 2, 1,
+                                                                                                         0, 1]
+    assert u.loc["t", "input_tokens"] == 35 and u.loc["t", "output_tokens"] == 10
+    assert pd.isna(u.loc["u", "input_tokens"]) and pd.isna(u.loc["t", "reasoning_tokens"])  # unknown, never 0
+    assert u["seconds"].isna().all() and u["cost_usd"].isna().all()
+    with pytest.raises(SgrKitError, match=r"tool_kinds: tool 'serper': kind must be one of"):
+        with_tool_kinds(steps, {"serper": "web"})
+
+
+# --- fixtures of each transcript format: active once sgr_kit.trajectories.trajectory_usage reads them ---
+# Claude Code stream-json: the final "result" line carries total_cost_usd and duration_ms (the line
+# format of Claude Code's --output-format stream-json, as in tests/test_trajectories_agents.py);
+# OpenAI chat messages carry usage.prompt_tokens / completion_tokens / prompt_tokens_details.cached_tokens /
+# completion_tokens_details.reasoning_tokens (OpenAI Chat Completions API reference, the response's "usage"
+# object, kept on the assistant message) and no cost; the documented step format
+# carries per-step token keys and the record's "totals".
+
+_USAGE = pytest.mark.skipif(not hasattr(trajectories, "trajectory_usage"),
+                            reason="sgr_kit.trajectories.trajectory_usage (the transcripts' usage reader) is not "
+                                   "installed")  # fmt: skip
+
+
+def _claude(folder: Path) -> None:
+    lines = [
+        {"type": "system", "subtype": "init", "session_id": "s1", "model": "m-big", "tools": ["mcp__web__search"]},
+        {"type": "assistant", "message": {"id": "msg_1", "model": "m-big", "role": "assistant", "content": [
+            {"type": "tool_use", "id": "tu_1", "name": "mcp__web__search", "input": {"query": "census tables"}}],
+            "usage": {"input_tokens": 1000, "cache_read_input_tokens": 0, "output_tokens": 50}}},
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "tu_1", "content": "results"}]}},
+        {"type": "assistant", "message": {"id": "msg_2", "model": "m-big", "role": "assistant", "content": [
+            {"type": "text", "text": "a|1"}], "usage": {"input_tokens": 1200, "output_tokens": 20}}},
+        {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 42500, "num_turns": 2,
+         "result": "a|1", "session_id": "s1", "total_cost_usd": 0.12,
+         "usage": {"input_tokens": 2200, "output_tokens": 70}},
+    ]  # fmt: skip
+    (folder / "claude-sys").mkdir()
+    (folder / "claude-sys" / "t1.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+
+
+def _native(folder: Path) -> None:
+    record = {"system": "sys-a", "task_id": "t1", "repeat": 0, "totals": {"cost_usd": None, "seconds": 30.0,
+                                                                          "model": None},
+              "steps": [{"kind": "search", "query": "q", "t": 1.0, "input_tokens": 1000, "cached_input_tokens": 0,
+                         "output_tokens": 100, "reasoning_tokens": 40},
+                        {"kind": "answer", "text": "a|1", "t": 20.0, "input_tokens": 1500,
+                         "cached_input_tokens": 1000, "output_tokens": 10, "reasoning_tokens": 0}]}  # fmt: skip
+    (folder / "native.jsonl").write_text(json.dumps(record) + "\n")
+
+
+def _chat(folder: Path) -> None:
+    usage = {"prompt_tokens": 900, "completion_tokens": 60, "total_tokens": 960,
+             "prompt_tokens_details": {"cached_tokens": 300}, "completion_tokens_details": {"reasoning_tokens": 20}}
+    lines = [
+        {"role": "user", "content": "List the counties."},
+        {"role": "assistant", "content": None, "usage": usage, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "web_search",
+                                                              "arguments": json.dumps({"query": "county table"})}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "results"},
+        {"role": "assistant", "content": "a|1", "usage": usage},
+    ]  # fmt: skip
+    (folder / "chat-sys").mkdir()
+    (folder / "chat-sys" / "t1.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+
+
+@_USAGE
+def test_costs_from_each_transcript_format_reported_or_priced(tmp_path, prices):
+    _claude(tmp_path)
+    _native(tmp_path)
+    _chat(tmp_path)
+    table = pd.concat([read_prices(prices), read_prices(pd.DataFrame(
+        {"system": ["chat-sys"], "input": [1.0], "cached_input": [0.1], "output": [4.0]}))], ignore_index=True)
+    usage = load_usage(tmp_path, prices=table).set_index("system")
+    assert usage.loc["claude-sys", "cost_source"] == "reported"
+    assert usage.loc["claude-sys", "cost_usd"] == pytest.approx(0.12)
+    a = read_prices(prices).set_index("name").loc["sys-a"]
+    assert usage.loc["sys-a", "cost_source"] == "priced"
+    assert usage.loc["sys-a", "cost_usd"] == pytest.approx(
+        call_cost(2500, 1000, 110, input=a["input"], cached_input=a["cached_input"], output=a["output"]))
+    assert usage.loc["chat-sys", "cost_source"] == "priced"  # two calls of 900 in (300 cached), 60 out each
+    assert usage.loc["chat-sys", "cost_usd"] == pytest.approx(
+        call_cost(1800, 600, 120, input=1.0, cached_input=0.1, output=4.0))
+    assert np.isfinite(usage["cost_usd"]).all()
