@@ -256,8 +256,10 @@ def build_report(
                             if isinstance(n, dict) and isinstance(n.get("seconds"), (int, float))}
         if plan.sources:
             pool = Pages(min(workers, len(plan.sources)), building)
+            pool.start()
         inputs = (input_records("tasks", tasks) + input_records("runs", runs)
-                  + input_records("rules", [rules] if rules else []) + input_records("pairing", [pairing] if pairing else [])
+                  + input_records("rules", [rules] if rules else [])
+                  + input_records("pairing", [pairing] if pairing else [])
                   + input_records("audit", [audit_labels] if audit_labels else [])
                   + input_records("labels", list(label_files))
                   + input_records("trajectories", [trajectories] if trajectories else []))

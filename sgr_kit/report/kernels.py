@@ -18,10 +18,13 @@ fresh kernel has right after those imports (:func:`restore`, run inside the kern
 
 What this does not undo: changes a page makes to the code or the globals of imported
 modules, and modules it imports (they stay imported). Only the report's own pages share a
-kernel (known by name and content, :func:`sgr_kit.report.plan.is_own_page`), and they make none; ``tests/test_report.py`` checks that every saved notebook of a report,
-run again alone by papermill in a kernel of its own, shows the same outputs with the same
-execution counts and writes every table and figure byte for byte the same
-(``test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill``).
+kernel (known by name and content, :func:`sgr_kit.report.plan.is_own_page`), and they make
+none; ``tests/test_report.py`` checks that every saved notebook of a report, run again alone
+by papermill in a kernel of its own, shows the same outputs with the same execution counts
+and writes every table and figure byte for byte the same
+(``test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill``), and that a
+page setting pandas' and NumPy's options leaves the next page as it is run alone
+(``test_a_page_that_sets_options_leaves_the_next_page_in_its_kernel_as_run_alone``).
 
 A notebook that is not one of the report's own (a user's ``--notebooks PATH``, or any other
 notebook placed beside the report's pages in the package's ``notebooks/`` folder) runs in a
@@ -166,7 +169,9 @@ class PageKernel:
         from jupyter_core.utils import run_sync
 
         self.km = _manager_class()(kernel_name="python3")
-        run_sync(self.km.start_kernel)(cwd=str(folder))
+        # the kernel's own log (its notice that it runs over TCP on this machine) stays out of the build's
+        # terminal; a page's errors reach the page, a kernel that does not start fails its page
+        run_sync(self.km.start_kernel)(cwd=str(folder), extra_arguments=["--IPKernelApp.log_level=ERROR"])
         self._pending = self._send(_WARM) if warm else None
 
     def _send(self, code: str) -> tuple[Any, str]:

@@ -113,27 +113,31 @@ class _PageRunner:
     (:mod:`sgr_kit.report.kernels`); it is kept for the next page only when a page succeeded
     (after a failure it might be left in any state, so the next page gets a new one). Any
     other notebook (a user's ``--notebooks PATH``) gets a kernel of its own, started for it
-    and stopped after it, as papermill would.
+    and stopped after it, as papermill would. Once the build is ``stopping`` no kernel is started.
     """
 
-    def __init__(self, folder: str) -> None:
+    def __init__(self, folder: str, stopping: threading.Event | None = None) -> None:
         self.folder = folder
         self.kept = None
+        self.stopping = stopping or threading.Event()
+
+    def _new(self, **options: Any):
+        from .kernels import PageKernel
+
+        if self.stopping.is_set():
+            raise RuntimeError("the build is stopping")
+        return PageKernel(self.folder, **options)
 
     def start(self) -> None:
         """Start the kept kernel now (its imports run while the build scores); a failure waits for the first page."""
-        from .kernels import PageKernel
-
         try:
-            self.kept = PageKernel(self.folder)
+            self.kept = self._new()
         except Exception:
             self.kept = None
 
     def kernel_for(self, own: bool):
-        from .kernels import PageKernel
-
         if not own:
-            return PageKernel(self.folder, warm=False)
+            return self._new(warm=False)
         kernel, self.kept = self.kept, None
         if kernel is not None:
             try:
@@ -143,7 +147,7 @@ class _PageRunner:
             except Exception:  # not restored in time, or gone: replaced below
                 pass
             kernel.stop()
-        kernel = PageKernel(self.folder)
+        kernel = self._new()
         kernel.ready()
         return kernel
 
@@ -213,7 +217,7 @@ def _relative_metadata(executed: Path, source: str) -> None:
 class Pages:
     """The report's notebooks, run by ``n`` threads of the build, each driving one kernel.
 
-    Created as the build starts: each thread starts its kernel right away and sends it the
+    Started as the build starts (:meth:`start`): each thread starts its kernel right away and sends it the
     pages' imports (:mod:`sgr_kit.report.kernels`), so that they run while the build scores;
     the threads then take pages from a queue, slowest first. papermill and nbconvert run in
     the build's own process: no worker processes to start, none importing them again.
@@ -228,8 +232,11 @@ class Pages:
         self.jobs: queue.Queue = queue.Queue()
         self.done: queue.Queue = queue.Queue()
         self.stopping = threading.Event()
-        self.threads = [threading.Thread(target=self._work, args=(_PageRunner(str(folder)),), daemon=True,
-                                         name=f"sgr-kit page thread {i + 1}") for i in range(n)]
+        self.threads = [threading.Thread(target=self._work, args=(_PageRunner(str(folder), self.stopping),),
+                                         daemon=True, name=f"sgr-kit page thread {i + 1}") for i in range(n)]
+
+    def start(self) -> None:
+        """Start the threads (and their kernels); an interrupt in here leaves :meth:`stop` all it must stop."""
         for thread in self.threads:
             thread.start()
         _exporter()  # loads nbconvert's templates while the kernels start
@@ -244,6 +251,7 @@ class Pages:
                 self.done.put(_execute(job, runner, self.stopping))
         finally:
             runner.stop()
+            _close_event_loop()
 
     def run(self, jobs: list[tuple], say: Callable[[str], None]) -> list[NotebookRun]:
         """Run the notebooks (``jobs`` in the order to start them), reporting each as it ends."""
@@ -268,20 +276,47 @@ class Pages:
         return done
 
     def stop(self) -> None:
-        """Kill every kernel the build started (and what they started), then wait a little for the threads."""
+        """Kill every kernel the build started (and what they started), wait a little for the threads, kill again.
+
+        Bounded in time (some 20 s at most): the threads start no kernel once stopping, and a
+        kernel one of them was starting as the first kill came is killed by the second.
+        """
+        self.stopping.set()
+        for _ in self.threads:  # threads still waiting for pages end now
+            self.jobs.put(None)
+        self._kill()
+        deadline = time.monotonic() + 10
+        for thread in self.threads:
+            if thread.ident is not None:  # started
+                thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        self._kill()
+
+    def _kill(self) -> None:
         import psutil
 
-        self.stopping.set()
         procs = [child for child in psutil.Process().children(recursive=True) if child.pid not in self.before]
         for proc in procs:
             try:
                 proc.kill()
             except psutil.Error:
                 pass
-        psutil.wait_procs(procs, timeout=10)
-        deadline = time.monotonic() + 10
-        for thread in self.threads:
-            thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        psutil.wait_procs(procs, timeout=5)
+
+
+def _close_event_loop() -> None:
+    """Close the asyncio event loop jupyter_client made for this thread (else: "unclosed event loop" when it ends)."""
+    import asyncio
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            loop = asyncio.get_event_loop()
+        except RuntimeError:  # this thread has none
+            return
+    if not loop.is_running() and not loop.is_closed():
+        loop.close()
+    asyncio.set_event_loop(None)
 
 
 def slowest_first(jobs: list[tuple], seconds: Mapping[str, float]) -> list[tuple]:

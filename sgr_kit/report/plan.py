@@ -41,11 +41,12 @@ def _shipped_digests() -> dict[str, str]:
 
 
 def is_own_page(notebook: str | os.PathLike) -> bool:
-    """True when ``notebook`` is one of the report's own pages: named as one of :data:`NOTEBOOKS`, byte for byte the one shipped.
+    """True when ``notebook`` is one of the report's own pages: named as one of :data:`NOTEBOOKS`, as shipped.
 
-    Only such pages share a kept kernel in a build (:mod:`sgr_kit.report.kernels`); any other
-    notebook, wherever it sits (also in the package's ``notebooks/`` folder), runs in a kernel
-    of its own.
+    "As shipped": byte for byte the package's notebook of that name (its SHA-256), wherever the
+    file sits. Only such pages share a kept kernel in a build (:mod:`sgr_kit.report.kernels`);
+    any other notebook, wherever it sits (also in the package's ``notebooks/`` folder), runs in
+    a kernel of its own.
     """
     path = Path(notebook)
     expected = _shipped_digests().get(path.stem)
