@@ -5,7 +5,8 @@ exit status 2; the message names the file, line or task and what was expected.
 A closed output pipe (``sgr-kit summary scores.csv | head``) ends the command quietly.
 ``Ctrl-C`` (SIGINT) and SIGTERM stop the command cleanly: files being written are
 temporary files that are removed, earlier outputs stay as they were, and the exit
-status is 130 (SIGINT) or 143 (SIGTERM).
+status is 130 (SIGINT) or 143 (SIGTERM); a second Ctrl-C while a report build cleans up
+after the first waits for the cleanup.
 """
 
 from __future__ import annotations
@@ -341,7 +342,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trajectories", metavar="PATH",
                    help="agents' trajectories (JSONL file or <system>/<task_id>.jsonl folder) for the site-reach page; "
                         "they also stand in for --runs when it is not given")
-    p.add_argument("--out", default="report", metavar="DIR", help="the report folder to write (default: report)")
+    p.add_argument("--out", default="report", metavar="DIR",
+                   help="the report folder to write (default: report); claimed for the whole build (.DIR.lock beside "
+                        "it), and never replaced when something else appeared there meanwhile (the new report is then "
+                        "kept beside it, exit status 1)")
     p.add_argument("--failure-policy", choices=FAILURE_POLICIES, default=None,
                    help="how parse failures and missing answers enter means, on every page and the index: zero "
                         "(default) or exclude; the same setting as -p failure_policy (give it once)")
