@@ -27,7 +27,6 @@ LIBRARIES = ("pandas", "numpy", "scipy", "matplotlib", "seaborn", "pyarrow", "pa
              "nbformat", "nbclient", "ipykernel", "pyyaml")
 
 
-
 def sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
