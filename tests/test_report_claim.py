@@ -247,3 +247,15 @@ def test_a_second_and_third_ctrl_c_during_cleanup_still_end_with_130_and_leave_n
     assert "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]  # no build folder, no lock
     assert sorted(p.name for p in out.iterdir()) == ["provenance.json"]
+
+
+def test_a_file_made_at_the_folder_during_the_build_is_kept_and_named(tmp_path):
+    out, building = tmp_path / "report", tmp_path / ".building"
+    expected = folder_state(out)  # nothing, when the build started
+    building.mkdir()
+    (building / "index.html").write_text("new")
+    out.write_text("my notes")
+    with pytest.raises(ReportFolderChanged, match=r"it held nothing when the build started and now holds a file"):
+        install_report(building, out, expected)
+    assert out.read_text() == "my notes"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("report.new-")]

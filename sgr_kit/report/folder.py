@@ -27,6 +27,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import sys
 import tempfile
 import time
@@ -142,11 +143,14 @@ class FolderState:
     exists: bool
     inode: tuple[int, int] | None = None
     provenance: str | None = None  # SHA-256 of its provenance.json, None when it has none
+    folder: bool = True  # False: a file or a link sits there
 
     def describe(self) -> str:
         if not self.exists:
             return "nothing"
-        return f"folder (inode {self.inode[1]})" + ("" if self.provenance else " without a provenance.json")
+        if not self.folder:
+            return f"a file or link (inode {self.inode[1]})"
+        return f"a folder (inode {self.inode[1]}) {'with a' if self.provenance else 'without'} provenance.json"
 
 
 def folder_state(out: Path) -> FolderState:
@@ -159,7 +163,7 @@ def folder_state(out: Path) -> FolderState:
         digest = hashlib.sha256((out / "provenance.json").read_bytes()).hexdigest()
     except OSError:
         digest = None
-    return FolderState(True, (st.st_dev, st.st_ino), digest)
+    return FolderState(True, (st.st_dev, st.st_ino), digest, stat.S_ISDIR(st.st_mode))
 
 
 class ReportClaim:
@@ -282,9 +286,12 @@ def _keep_beside(building: Path, out: Path) -> Path:
 
 def _changed(out: Path, building: Path, expected: FolderState, found: FolderState) -> ReportFolderChanged:
     kept = _keep_beside(building, out)
-    return ReportFolderChanged(
-        f"report folder {out} changed during the build (it held {expected.describe()} when the build started, now "
-        f"{found.describe()}); nothing in it was replaced or deleted. The new report is in {kept}", kept)
+    if found.exists and found.inode == expected.inode:
+        what = "its provenance.json changed"
+    else:
+        what = f"it held {expected.describe()} when the build started and now holds {found.describe()}"
+    return ReportFolderChanged(f"report folder {out} changed during the build ({what}); nothing in it was replaced or "
+                               f"deleted. The new report is in {kept}", kept)
 
 
 def install_report(building: Path, out: Path, expected: FolderState | None = None) -> None:
