@@ -5,7 +5,8 @@ exit status 2; the message names the file, line or task and what was expected.
 A closed output pipe (``sgr-kit summary scores.csv | head``) ends the command quietly.
 ``Ctrl-C`` (SIGINT) and SIGTERM stop the command cleanly: files being written are
 temporary files that are removed, earlier outputs stay as they were, and the exit
-status is 130 (SIGINT) or 143 (SIGTERM).
+status is 130 (SIGINT) or 143 (SIGTERM); a second Ctrl-C while a report build cleans up
+after the first waits for the cleanup.
 """
 
 from __future__ import annotations
@@ -146,20 +147,24 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from .report.build import NOTEBOOKS, build_report, skip_iri_grammar
+    from .report.build import NOTEBOOKS, ReportFolderChanged, build_report, skip_iri_grammar
     from .report.parameters import parse_parameter
 
     skip_iri_grammar()
     parameters = {name: parse_parameter(name, value) for name, value in args.parameter or []}
     notebooks = [n.strip() for n in args.notebooks.split(",") if n.strip()] if args.notebooks else list(NOTEBOOKS)
     log = None if args.quiet else (lambda line: _print(line, file=sys.stderr, flush=True))
-    result = build_report(
-        args.tasks, args.runs, args.out, audit_labels=args.audit, label_files=args.labels, profile=args.profile,
-        failure_policy=args.failure_policy, rules=args.rules, pairing=args.pairing,
-        strict_pairing=args.strict_pairing, notebooks=notebooks, parameters=parameters, workers=args.workers,
-        force=args.force, progress=not (args.no_progress or args.quiet), log=log,
-        command=" ".join(["sgr-kit", *sys.argv[1:]]), trajectories=args.trajectories, language=args.language,
-    )
+    try:
+        result = build_report(
+            args.tasks, args.runs, args.out, audit_labels=args.audit, label_files=args.labels, profile=args.profile,
+            failure_policy=args.failure_policy, rules=args.rules, pairing=args.pairing,
+            strict_pairing=args.strict_pairing, notebooks=notebooks, parameters=parameters, workers=args.workers,
+            force=args.force, progress=not (args.no_progress or args.quiet), log=log,
+            command=" ".join(["sgr-kit", *sys.argv[1:]]), trajectories=args.trajectories, language=args.language,
+        )
+    except ReportFolderChanged as exc:  # the report was built, and kept beside a folder that changed meanwhile
+        _print(f"sgr-kit: error: {exc}", file=sys.stderr)
+        return 1
     if not args.quiet:
         _print((result.folder / "summary.txt").read_text(encoding="utf-8"))
     _print(f"report: {len(result.files)} files in {args.out}; open {Path(args.out) / 'index.html'}")
@@ -382,7 +387,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trajectories", metavar="PATH",
                    help="agents' trajectories (JSONL file or <system>/<task_id>.jsonl folder) for the site-reach page; "
                         "they also stand in for --runs when it is not given")
-    p.add_argument("--out", default="report", metavar="DIR", help="the report folder to write (default: report)")
+    p.add_argument("--out", default="report", metavar="DIR",
+                   help="the report folder to write (default: report); claimed for the whole build (.DIR.lock beside "
+                        "it), and never replaced when something else appeared there meanwhile (the new report is then "
+                        "kept beside it, exit status 1)")
     p.add_argument("--failure-policy", choices=FAILURE_POLICIES, default=None,
                    help="how parse failures and missing answers enter means, on every page and the index: zero "
                         "(default) or exclude; the same setting as -p failure_policy (give it once)")
@@ -438,13 +446,21 @@ def _terminate(signum, frame) -> None:
     raise _Terminated()
 
 
+def _interrupt_once(signum, frame) -> None:
+    """Ctrl-C during a report build: the first stops it; the ones after it are ignored while it cleans up."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``sgr-kit`` console script."""
     args = build_parser().parse_args(argv)
-    previous = None
+    previous = previous_int = None
     try:
         previous = signal.signal(signal.SIGTERM, _terminate)
-    except ValueError:  # not the main thread (e.g. called from a worker thread): leave SIGTERM alone
+        if args.func is _cmd_report:
+            previous_int = signal.signal(signal.SIGINT, _interrupt_once)
+    except ValueError:  # not the main thread (e.g. called from a worker thread): leave the signals alone
         pass
     with warnings.catch_warnings():
         warnings.simplefilter("default")
@@ -475,6 +491,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
+            if previous_int is not None and argv is not None:  # as the program, Ctrl-C stays ignored until it exits
+                signal.signal(signal.SIGINT, previous_int)
 
 
 if __name__ == "__main__":  # pragma: no cover

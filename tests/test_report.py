@@ -549,3 +549,67 @@ def test_builds_in_one_process_leave_no_threads_or_open_files_behind(fixture, tm
         counts.append((me.num_threads(), me.num_fds()))
     (threads_1, fds_1), _, (threads_3, fds_3) = counts
     assert threads_3 <= threads_1 and fds_3 <= fds_1 + 2, counts
+
+
+def _leaky_page(path: Path) -> Path:
+    """A notebook that changes what a kernel shows globally: pandas' and NumPy's options, IPython's %precision."""
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                           "language": "python"}})
+    nb.cells = [nbformat.v4.new_code_cell("\n".join([
+        "import decimal, logging, numpy as np, pandas as pd",
+        "pd.set_option('display.precision', 0)",
+        "pd.set_option('display.max_rows', 3)",
+        "np.set_printoptions(precision=1, suppress=True, threshold=5)",
+        "np.seterr(all='raise')",
+        "decimal.getcontext().prec = 3",
+        "logging.getLogger().setLevel(logging.DEBUG)",
+        "get_ipython().run_line_magic('precision', '0')",
+    ]))]
+    nbformat.write(nb, path)
+    return path
+
+
+def test_a_page_that_sets_options_leaves_the_next_page_in_its_kernel_as_run_alone(fixture, tmp_path, monkeypatch):
+    # Made to share the kept kernel (as if it were one of the report's own pages), a page that sets pandas'
+    # and NumPy's options runs first; page 01 after it in the same kernel must show what it shows run alone
+    import papermill
+
+    import sgr_kit.report.pages as pages
+
+    leaky = _leaky_page(tmp_path / "00_leaky.ipynb")
+    monkeypatch.setattr(pages, "is_own_page", lambda notebook: True)
+    result = build_report(fixture["tasks"], fixture["runs"], tmp_path / "report", notebooks=[str(leaky), "01"],
+                          parameters={"n_boot": 100}, workers=1, progress=False)
+    assert result.ok, result.failed
+    report = result.folder
+    papermill.execute_notebook(str(report / "01_main_table.ipynb"), str(tmp_path / "alone.ipynb"), cwd=str(report),
+                               kernel_name="python3", progress_bar=False)
+    shared = nbformat.read(report / "01_main_table.ipynb", as_version=4)
+    alone = nbformat.read(tmp_path / "alone.ipynb", as_version=4)
+    differ = [i for i, (a, b) in enumerate(zip(shared.cells, alone.cells)) if _shown(a) != _shown(b)]
+    assert differ == [], f"cells {differ} of page 01 show something else after the leaky page"
+
+
+def test_only_the_shipped_pages_are_the_reports_own(tmp_path, monkeypatch):
+    # known by name and content, not by the folder: another notebook in the package's notebooks folder, or
+    # a page of the same name with other content, runs in a kernel of its own; a copy of a page is still one
+    import sgr_kit.report.plan as plan
+
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    for name in NOTEBOOKS:
+        shutil.copyfile(notebooks_dir() / f"{name}.ipynb", folder / f"{name}.ipynb")
+    _leaky_page(folder / "99_placed_beside.ipynb")
+    monkeypatch.setattr(plan, "notebooks_dir", lambda: folder)
+    plan._shipped_digests.cache_clear()
+    try:
+        assert all(plan.is_own_page(folder / f"{name}.ipynb") for name in NOTEBOOKS)
+        assert not plan.is_own_page(folder / "99_placed_beside.ipynb")
+        copy = tmp_path / "elsewhere" / "01_main_table.ipynb"
+        copy.parent.mkdir()
+        shutil.copyfile(folder / "01_main_table.ipynb", copy)
+        assert plan.is_own_page(copy)
+        _leaky_page(copy)  # named as page 01, other content
+        assert not plan.is_own_page(copy)
+    finally:
+        plan._shipped_digests.cache_clear()

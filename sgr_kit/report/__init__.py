@@ -2,9 +2,13 @@
 
 - :mod:`.summary`: per-system means beside the paper's Tables 2 and 3, as a table and as text;
 - :mod:`.parameters`: the notebooks' parameters, defined once; ``-p`` values read as data and checked;
-- :mod:`.folder`: what ``--force`` may replace, and moving a finished build into place;
 - :mod:`.build`: ``sgr-kit report``: score once, run the analysis notebooks shipped with the
-  package through papermill, export offline HTML pages and the tables.
+  package through papermill, export offline HTML pages and the tables; it runs a build with
+  :mod:`.plan` (the options checked, the notebooks, which are the report's own),
+  :mod:`.provenance` (inputs' hashes, the scoring key, versions), :mod:`.pages` (the page
+  threads and papermill runs), :mod:`.kernels` (kernels kept and restored between pages),
+  :mod:`.html` (offline pages) and :mod:`.folder` (what ``--force`` may replace, the folder
+  claimed for the build, and moving the finished build into place).
 """
 
 from __future__ import annotations

@@ -9,17 +9,25 @@ fresh kernel has right after those imports (:func:`restore`, run inside the kern
 
 - the user namespace emptied and the execution count back at 1 (IPython's ``reset``), so a
   page sees no name another page defined and its saved cells are numbered from 1;
-- every figure closed, and matplotlib's settings, the warning filters (with the record of
-  warnings already shown), NumPy's and ``random``'s global generators, the environment, the
-  working directory and ``sys.path`` as they were after the imports (:func:`remember`).
+- every figure closed, and matplotlib's settings, pandas' options, NumPy's print options and
+  floating-point error handling (``np.seterr``, ``np.seterrcall``), IPython's ``%precision``,
+  the ``decimal`` context, the recursion limit, the root logger's level, the warning filters
+  (with the record of warnings already shown), NumPy's and ``random``'s global generators, the
+  environment, the working directory and ``sys.path`` as they were after the imports
+  (:func:`remember`).
 
-What this does not undo: changes a page makes to the code of imported modules. The report's
-own pages make none; ``tests/test_report.py`` checks that every saved notebook of a report,
-run again alone by papermill in a kernel of its own, shows the same outputs with the same
-execution counts and writes every table and figure byte for byte the same
-(``test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill``).
+What this does not undo: changes a page makes to the code or the globals of imported
+modules, and modules it imports (they stay imported). Only the report's own pages share a
+kernel (known by name and content, :func:`sgr_kit.report.plan.is_own_page`), and they make
+none; ``tests/test_report.py`` checks that every saved notebook of a report, run again alone
+by papermill in a kernel of its own, shows the same outputs with the same execution counts
+and writes every table and figure byte for byte the same
+(``test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill``), and that a
+page setting pandas' and NumPy's options leaves the next page as it is run alone
+(``test_a_page_that_sets_options_leaves_the_next_page_in_its_kernel_as_run_alone``).
 
-A notebook that is not one of the report's own (a user's ``--notebooks PATH``) runs in a
+A notebook that is not one of the report's own (a user's ``--notebooks PATH``, or any other
+notebook placed beside the report's pages in the package's ``notebooks/`` folder) runs in a
 kernel of its own, started for it and stopped after it, as does a page after a page that
 failed (the kernel might be left in any state).
 """
@@ -44,8 +52,40 @@ RESTORE_TIMEOUT = 60.0
 _SAVED: dict[str, Any] = {}
 
 
-def remember() -> None:
+def _pandas_options() -> dict[str, Any]:
+    """Every pandas option and its value (deprecated ones read without their warning)."""
+    import warnings
+
+    import pandas as pd
+
+    def walk(options: Any, prefix: str) -> dict[str, Any]:
+        found = {}
+        for key in dir(options):
+            value = getattr(options, key)
+            if type(value) is type(pd.options):  # a group of options (pandas' DictWrapper)
+                found.update(walk(value, f"{prefix}{key}."))
+            else:
+                found[prefix + key] = value
+        return found
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return walk(pd.options, "")
+
+
+def _differs(a: Any, b: Any) -> bool:
+    if a is b:
+        return False
+    try:
+        return bool(a != b)
+    except Exception:  # values that do not compare (arrays): take them as changed
+        return True
+
+
+def remember(shell: Any = None) -> None:
     """Keep the kernel's state right after its imports (called once, inside the kernel)."""
+    import decimal
+    import logging
     import random
     import sys
     import warnings
@@ -56,12 +96,19 @@ def remember() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         rc = dict(matplotlib.rcParams)
+    plain = shell.display_formatter.formatters["text/plain"] if shell is not None else None
     _SAVED.update(rc=rc, filters=list(warnings.filters), numpy=np.random.get_state(), random=random.getstate(),
-                  environ=dict(os.environ), cwd=os.getcwd(), path=list(sys.path))
+                  environ=dict(os.environ), cwd=os.getcwd(), path=list(sys.path),
+                  pandas=_pandas_options(), printoptions=np.get_printoptions(), errstate=np.geterr(),
+                  errcall=np.geterrcall(), decimal=decimal.getcontext().copy(), recursion=sys.getrecursionlimit(),
+                  logging=logging.getLogger().level,
+                  precision=None if plain is None else (plain.float_precision, plain.float_format))
 
 
 def restore(shell: Any) -> None:
     """Put the kernel back in the state :func:`remember` kept, with an empty namespace (inside the kernel)."""
+    import decimal
+    import logging
     import random
     import sys
     import warnings
@@ -69,6 +116,7 @@ def restore(shell: Any) -> None:
     import matplotlib
     import matplotlib.pyplot as plt
     import numpy as np
+    import pandas as pd
 
     if not _SAVED:
         raise RuntimeError("restore() before remember(): this kernel was not started by sgr-kit's report build")
@@ -77,10 +125,23 @@ def restore(shell: Any) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         matplotlib.rcParams.update(_SAVED["rc"])
+        now = _pandas_options()
+        for key, value in _SAVED["pandas"].items():
+            if key in now and _differs(now[key], value):
+                pd.set_option(key, value)
     warnings.filters[:] = _SAVED["filters"]
     warnings._filters_mutated()  # forgets which warnings were already shown ("default" and "once" filters)
     np.random.set_state(_SAVED["numpy"])
+    np.set_printoptions(**_SAVED["printoptions"])
+    np.seterr(**_SAVED["errstate"])
+    np.seterrcall(_SAVED["errcall"])
     random.setstate(_SAVED["random"])
+    decimal.setcontext(_SAVED["decimal"].copy())
+    sys.setrecursionlimit(_SAVED["recursion"])
+    logging.getLogger().setLevel(_SAVED["logging"])
+    if _SAVED["precision"] is not None:  # IPython's %precision
+        plain = shell.display_formatter.formatters["text/plain"]
+        plain.float_precision, plain.float_format = _SAVED["precision"]
     os.environ.clear()
     os.environ.update(_SAVED["environ"])
     os.chdir(_SAVED["cwd"])
@@ -90,7 +151,7 @@ def restore(shell: Any) -> None:
 # -- in the build ------------------------------------------------------------------------------
 
 _WARM = (f"[__import__('importlib').import_module(m) for m in {WARM_IMPORTS!r}]\n"
-         "__import__('sgr_kit.report.kernels', fromlist=['remember']).remember()")
+         "__import__('sgr_kit.report.kernels', fromlist=['remember']).remember(get_ipython())")
 _RESTORE = "__import__('sgr_kit.report.kernels', fromlist=['restore']).restore(get_ipython())"
 
 
@@ -108,7 +169,9 @@ class PageKernel:
         from jupyter_core.utils import run_sync
 
         self.km = _manager_class()(kernel_name="python3")
-        run_sync(self.km.start_kernel)(cwd=str(folder))
+        # the kernel's own log (its notice that it runs over TCP on this machine) stays out of the build's
+        # terminal; a page's errors reach the page, a kernel that does not start fails its page
+        run_sync(self.km.start_kernel)(cwd=str(folder), extra_arguments=["--IPKernelApp.log_level=ERROR"])
         self._pending = self._send(_WARM) if warm else None
 
     def _send(self, code: str) -> tuple[Any, str]:

@@ -1,0 +1,324 @@
+"""The report's pages: notebooks run by papermill in the build's page threads, each exported as an HTML page.
+
+- :func:`run_notebook`: one notebook executed with papermill, in a kernel of its own;
+- :class:`Pages`: the page threads of a build, each driving a kernel it keeps between the
+  report's own pages (:mod:`sgr_kit.report.kernels`), started as the build starts so that
+  their imports run while it scores; :meth:`Pages.stop` kills every kernel the build started;
+- :class:`NotebookRun`: how one notebook went (its time, and its failing cell).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from ..errors import SgrKitError
+from ..output import write_text
+from .html import _exporter, export_html
+from .plan import is_own_page, notebook_parameters
+
+__all__ = ["NotebookRun", "Pages", "run_notebook", "skip_iri_grammar", "slowest_first"]
+
+
+def skip_iri_grammar() -> None:
+    """Keep jsonschema from compiling its IRI grammar in this process (about 1.2 s of processor time).
+
+    papermill and nbconvert import nbformat, which imports jsonschema, whose format checker
+    imports ``rfc3987_syntax`` when it is installed (it is, through ``jsonschema[format-nongpl]``);
+    that package builds some 35 Earley parsers as it is imported (python-jsonschema/jsonschema
+    issue 1428). No notebook schema uses the ``iri`` formats, so the processes sgr-kit owns
+    (the ``sgr-kit report`` command, never a user's kernel) mark the module as
+    absent before their first import of nbformat; jsonschema then leaves the ``iri`` formats
+    unchecked, as it does wherever the package is not installed. Once jsonschema's format
+    checker is imported this does nothing.
+    """
+    if "jsonschema._format" not in sys.modules:
+        sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  (None: "import fails")
+
+
+def run_notebook(
+    notebook: str | os.PathLike,
+    output: str | os.PathLike,
+    *,
+    parameters: Mapping[str, Any] | None = None,
+    kernel: str = "python3",
+    cwd: str | os.PathLike | None = None,
+) -> Path:
+    """Execute ``notebook`` with papermill and write the executed copy to ``output``.
+
+    Parameters
+    ----------
+    notebook, output : path
+    parameters : mapping, optional
+        Values for the notebook's ``parameters`` cell. A name the cell does not
+        define is refused (a typo would otherwise be silently ignored).
+    kernel : str, default "python3"
+    cwd : path, optional
+        Working directory of the kernel (default: the folder of ``output``).
+
+    Returns
+    -------
+    Path
+        ``output``. When a cell fails, papermill still writes the notebook (showing
+        the failing cell) and an :class:`SgrKitError` names the notebook and the cell.
+    """
+    import papermill
+
+    parameters = dict(parameters or {})
+    known = notebook_parameters(notebook)
+    unknown = sorted(set(parameters) - set(known))
+    if unknown:
+        raise SgrKitError(
+            f"notebook {notebook}: unknown parameter(s) {', '.join(unknown)}; "
+            f"its parameters cell defines {', '.join(sorted(known))}"
+        )
+    out = Path(output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        papermill.execute_notebook(
+            str(notebook), str(out), parameters=parameters, kernel_name=kernel,
+            cwd=str(cwd if cwd is not None else out.parent), progress_bar=False, log_output=False,
+        )
+    except papermill.PapermillExecutionError as exc:
+        raise SgrKitError(_failed_cell(exc, notebook, out)) from None
+    return out
+
+
+def _failed_cell(exc: Any, notebook: str | os.PathLike, executed: Path) -> str:
+    """What a papermill execution error says: the notebook, the cell, the error, and where the executed copy is."""
+    return (f"notebook {Path(notebook).name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
+            f"(the executed copy with the failing cell is {executed.name})")
+
+
+@dataclass(frozen=True)
+class NotebookRun:
+    """How one notebook of a report build went."""
+
+    name: str
+    ok: bool
+    seconds: float
+    error: str = ""
+
+
+class _PageRunner:
+    """The kernel one page thread keeps, and how it hands a kernel to each page.
+
+    The report's own pages share the kept kernel, made as fresh as a new kernel before each
+    (:mod:`sgr_kit.report.kernels`); it is kept for the next page only when a page succeeded
+    (after a failure it might be left in any state, so the next page gets a new one). Any
+    other notebook (a user's ``--notebooks PATH``) gets a kernel of its own, started for it
+    and stopped after it, as papermill would. Once the build is ``stopping`` no kernel is started.
+    """
+
+    def __init__(self, folder: str, stopping: threading.Event | None = None) -> None:
+        self.folder = folder
+        self.kept = None
+        self.stopping = stopping or threading.Event()
+
+    def _new(self, **options: Any):
+        from .kernels import PageKernel
+
+        if self.stopping.is_set():
+            raise RuntimeError("the build is stopping")
+        return PageKernel(self.folder, **options)
+
+    def start(self) -> None:
+        """Start the kept kernel now (its imports run while the build scores); a failure waits for the first page."""
+        try:
+            self.kept = self._new()
+        except Exception:
+            self.kept = None
+
+    def kernel_for(self, own: bool):
+        if not own:
+            return self._new(warm=False)
+        kernel, self.kept = self.kept, None
+        if kernel is not None:
+            try:
+                if kernel.alive():
+                    kernel.fresh()
+                    return kernel
+            except Exception:  # not restored in time, or gone: replaced below
+                pass
+            kernel.stop()
+        kernel = self._new()
+        kernel.ready()
+        return kernel
+
+    def done_with(self, kernel, own: bool, ok: bool) -> None:
+        kernel.close_clients()  # papermill leaves its client open on a kernel it did not start
+        if own and ok:
+            self.kept = kernel
+        else:
+            kernel.stop()
+
+    def stop(self) -> None:
+        if self.kept is not None:
+            self.kept.stop()
+            self.kept = None
+
+
+_EXPORT = threading.Lock()  # one HTML exporter, used by one page thread at a time
+
+
+def _execute(job: tuple[str, str, str, dict, tuple[str, ...]], runner: _PageRunner,
+             stopping: threading.Event) -> NotebookRun:
+    """Run one notebook with papermill and export its page (in a page thread); never raises."""
+    import papermill
+
+    source, name, folder, parameters, long_names = job
+    own = is_own_page(source)
+    start = time.perf_counter()
+    executed = Path(folder) / f"{name}.ipynb"
+    error = ""
+    kernel = None
+    try:
+        kernel = runner.kernel_for(own)
+        # no cwd: the kernel already runs in the build folder, and papermill's cwd changes the
+        # whole process's working directory, which two page threads must not do
+        papermill.execute_notebook(source, str(executed), parameters=parameters, kernel_name="python3",
+                                   progress_bar=False, log_output=False, km=kernel.km)
+    except papermill.PapermillExecutionError as exc:
+        error = _failed_cell(exc, source, executed)
+    except Exception as exc:  # a kernel that dies or cannot start is a failed notebook, not a crashed build
+        error = f"notebook {name} could not run: {type(exc).__name__}: {exc}"
+    finally:
+        if kernel is not None:
+            runner.done_with(kernel, own, not error)
+    if executed.is_file() and not stopping.is_set():
+        try:
+            _relative_metadata(executed, source)
+            with _EXPORT:
+                export_html(executed, Path(folder) / f"{name}.html", long_names=long_names)
+        except Exception as exc:
+            error = error or f"page {name} could not be written: {type(exc).__name__}: {exc}"
+    return NotebookRun(name, not error, time.perf_counter() - start, error)
+
+
+def _relative_metadata(executed: Path, source: str) -> None:
+    """Papermill records where it read and wrote the notebook: keep names, never the build folder."""
+    import nbformat
+
+    nb = nbformat.read(str(executed), as_version=4)
+    meta = nb.metadata.get("papermill")
+    if meta is None:
+        return
+    meta["input_path"] = Path(source).name
+    meta["output_path"] = executed.name
+    write_text(nbformat.writes(nb), executed, force=True)
+
+
+class Pages:
+    """The report's notebooks, run by ``n`` threads of the build, each driving one kernel.
+
+    Started as the build starts (:meth:`start`): each thread starts its kernel right away and sends it the
+    pages' imports (:mod:`sgr_kit.report.kernels`), so that they run while the build scores;
+    the threads then take pages from a queue, slowest first. papermill and nbconvert run in
+    the build's own process: no worker processes to start, none importing them again.
+    :meth:`stop` (an interrupted build) kills every kernel the build started and waits for
+    the threads before the build folder is removed.
+    """
+
+    def __init__(self, n: int, folder: Path) -> None:
+        import psutil
+
+        self.before = {child.pid for child in psutil.Process().children(recursive=True)}
+        self.jobs: queue.Queue = queue.Queue()
+        self.done: queue.Queue = queue.Queue()
+        self.stopping = threading.Event()
+        self.threads = [threading.Thread(target=self._work, args=(_PageRunner(str(folder), self.stopping),),
+                                         daemon=True, name=f"sgr-kit page thread {i + 1}") for i in range(n)]
+
+    def start(self) -> None:
+        """Start the threads (and their kernels); an interrupt in here leaves :meth:`stop` all it must stop."""
+        for thread in self.threads:
+            thread.start()
+        _exporter()  # loads nbconvert's templates while the kernels start
+
+    def _work(self, runner: _PageRunner) -> None:
+        try:
+            runner.start()
+            while not self.stopping.is_set():
+                job = self.jobs.get()
+                if job is None:
+                    break
+                self.done.put(_execute(job, runner, self.stopping))
+        finally:
+            runner.stop()
+            _close_event_loop()
+
+    def run(self, jobs: list[tuple], say: Callable[[str], None]) -> list[NotebookRun]:
+        """Run the notebooks (``jobs`` in the order to start them), reporting each as it ends."""
+        for job in jobs:
+            self.jobs.put(job)
+        for _ in self.threads:
+            self.jobs.put(None)
+        done: list[NotebookRun] = []
+        while len(done) < len(jobs):
+            try:
+                run = self.done.get(timeout=0.5)
+            except queue.Empty:
+                if not any(thread.is_alive() for thread in self.threads) and self.done.empty():
+                    raise SgrKitError(f"report build: the page threads ended after {len(done)} of {len(jobs)} "
+                                      f"notebooks; this is a bug in sgr-kit") from None
+                continue
+            done.append(run)
+            status = "ok" if run.ok else f"FAILED: {run.error}"
+            say(f"{run.name:<28} {run.seconds:6.1f} s  {status}")
+        for thread in self.threads:
+            thread.join()
+        return done
+
+    def stop(self) -> None:
+        """Kill every kernel the build started (and what they started), wait a little for the threads, kill again.
+
+        Bounded in time (some 20 s at most): the threads start no kernel once stopping, and a
+        kernel one of them was starting as the first kill came is killed by the second.
+        """
+        self.stopping.set()
+        for _ in self.threads:  # threads still waiting for pages end now
+            self.jobs.put(None)
+        self._kill()
+        deadline = time.monotonic() + 10
+        for thread in self.threads:
+            if thread.ident is not None:  # started
+                thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        self._kill()
+
+    def _kill(self) -> None:
+        import psutil
+
+        procs = [child for child in psutil.Process().children(recursive=True) if child.pid not in self.before]
+        for proc in procs:
+            try:
+                proc.kill()
+            except psutil.Error:
+                pass
+        psutil.wait_procs(procs, timeout=5)
+
+
+def _close_event_loop() -> None:
+    """Close the asyncio event loop jupyter_client made for this thread (else: "unclosed event loop" when it ends)."""
+    import asyncio
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            loop = asyncio.get_event_loop()
+        except RuntimeError:  # this thread has none
+            return
+    if not loop.is_running() and not loop.is_closed():
+        loop.close()
+    asyncio.set_event_loop(None)
+
+
+def slowest_first(jobs: list[tuple], seconds: Mapping[str, float]) -> list[tuple]:
+    """Jobs in longest-processing-time order: by the previous build's time of each notebook, unknown ones first."""
+    return sorted(jobs, key=lambda job: -seconds.get(job[1], float("inf")))
