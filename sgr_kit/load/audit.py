@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import SgrKitError, where
+from ..output import sheet_value
 from ..schema import AUDIT_LABELS, AUDIT_TABLE_COLUMNS, ERROR_LABELS, NOT_ANALYZABLE, TEXT_DTYPE
 from .labels import label_code
 
@@ -46,7 +47,7 @@ def _read_rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
             rows = []
             for row in reader:
                 if any(cell.strip() for cell in row):
-                    rows.append((reader.line_num, row))
+                    rows.append((reader.line_num, [sheet_value(cell) for cell in row]))
     except UnicodeDecodeError as exc:
         raise SgrKitError(f"audit file {path}: expected UTF-8 text, found undecodable bytes ({exc.reason})") from None
     except csv.Error as exc:
