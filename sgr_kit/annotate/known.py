@@ -14,6 +14,7 @@ naming every unknown answer at once.
 
 from __future__ import annotations
 
+import csv
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,7 +117,7 @@ def known_answers(answers: Answers | KnownAnswers) -> KnownAnswers:
     answers : DataFrame, path, iterable of (system, task_id, repeat) or KnownAnswers
         An annotation sheet or a scores table (a DataFrame with ``system, task_id, repeat``),
         a sheet's path (``.csv``, read by :func:`~sgr_kit.load.labels.load_sheet`), a scores
-        table's path (``.parquet``, or a ``.csv`` with a ``verdict`` column, read by
+        table's path (``.parquet``, or a ``.csv`` with a ``status`` column, read by
         :func:`sgr_kit.load.load_scores`), or the answers themselves.
 
     Examples
@@ -132,7 +133,7 @@ def known_answers(answers: Answers | KnownAnswers) -> KnownAnswers:
         scores = path.suffix.lower() == ".parquet"
         if not scores and path.is_file():
             with path.open(encoding="utf-8-sig", errors="replace") as handle:
-                scores = "verdict" in handle.readline().strip().split(",")
+                scores = "status" in next(csv.reader([handle.readline()]), [])
         if scores:
             from ..load import load_scores
 
