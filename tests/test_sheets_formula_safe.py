@@ -153,7 +153,9 @@ def test_a_formula_system_name_reaches_the_report_unchanged(hostile_demo, tmp_pa
     out = tmp_path / "R"
     assert main(["report", *tasks, "--runs", str(runs), "--audit", str(final), "--labels", str(labels[0]),
                  "--labels", str(labels[1]), "--notebooks", "05", "--out", str(out), "--quiet", "--workers", "1"]) == 0
-    profile = next(p for p in (out / "tables").glob("*.csv") if "system" in pd.read_csv(p, nrows=0).columns
-                   and p.name.startswith(("error_profile", "table4")))
-    systems = set(pd.read_csv(profile, dtype=str)["system"].map(sheet_value))
-    assert HOSTILE in systems
+    profile = pd.read_csv(out / "tables" / "errors_by_system.csv", dtype=str)  # Table 4 of the report
+    assert set(profile["system"].map(sheet_value)) >= {HOSTILE, OTHER}
+    assert set(pd.read_csv(out / "tables" / "agreement.csv", dtype=str)["annotators"].map(sheet_value)) >= {"=ann|bob"}
+    import html
+
+    assert html.escape(HOSTILE, quote=False) in (out / "05_error_profiles.html").read_text(encoding="utf-8")

@@ -149,11 +149,11 @@ def known_answers(answers: Answers | KnownAnswers) -> KnownAnswers:
     return KnownAnswers(keys, "the list of answers")
 
 
-def unknown_labels(labels: pd.DataFrame, answers: Answers | KnownAnswers) -> list[str]:
+def unknown_labels(labels: pd.DataFrame, answers: Answers | KnownAnswers, *, what: str = "labels") -> list[str]:
     """One line per label whose answer is not among ``answers``: ``file:line: answer (...): what is unknown``.
 
     ``labels`` is a labels table of :func:`~sgr_kit.load.labels.load_labels` (its ``file`` and
-    ``line`` columns say where each label was read; without them the row number is given).
+    ``line`` columns say where each label was read; without them ``what`` and the row number).
     """
     known = known_answers(answers)
     out = []
@@ -165,7 +165,7 @@ def unknown_labels(labels: pd.DataFrame, answers: Answers | KnownAnswers) -> lis
         problem = known.problem(key)
         if problem is None:
             continue
-        here = where(file, int(line)) if file is not None and line is not None else f"labels, row {position + 1}"
+        here = where(file, int(line)) if file is not None and line is not None else f"{what}, row {position + 1}"
         out.append(f"{here}: answer (system {visible(key[0])!r}, task {visible(key[1])!r}, repeat {key[2]}): {problem}")
     return out
 
@@ -184,6 +184,6 @@ def check_labels(labels: pd.DataFrame, answers: Answers | KnownAnswers, *, what:
       ann.csv:3: answer (system 'NoSuchBot', task 't1', repeat 0): unknown system 'NoSuchBot' (the list of answers has 'm')
     """
     known = known_answers(answers)
-    bad = unknown_labels(labels, known)
+    bad = unknown_labels(labels, known, what=what)
     if bad:
         raise SgrKitError(f"{what}: {len(bad)} label(s) on answers not in {known.source}:\n  " + "\n  ".join(bad))

@@ -198,7 +198,7 @@ def _join_scores(audit: pd.DataFrame, scores: pd.DataFrame, path: Path) -> pd.Da
         for column in ("base_id", "family"):
             given = getattr(rec, column)
             known = tasks[column].get(rec.task_id) if column in tasks.columns else None
-            if given is not None and known is not None and pd.notna(known) and given != known:
+            if given is not None and pd.notna(given) and known is not None and pd.notna(known) and given != known:
                 problems.append(
                     f"{here}, column {column!r}: {given!r} disagrees with the scores table, "
                     f"which gives {known!r} for task {rec.task_id!r}"
