@@ -245,3 +245,13 @@ def test_the_widget_store_refuses_answers_outside_its_sheet(world, tmp_path):
         app._store.set(system, task, 5, "correct")
     app.label("correct")
     assert [r["system"] for r in _rows(tmp_path / "ana.csv")] == [system]
+
+
+def test_two_tabs_of_one_annotator_keep_each_others_labels(world, tmp_path):
+    path = tmp_path / "ana.csv"
+    first, second = _open(world, path), _open(world, path)  # two JupyterLab tabs, one label file
+    first.label("correct")            # answer 1
+    second.show(1).label("scope_drift")  # answer 2, in the other tab
+    first.show(2).label("final_answer")  # answer 3: the first tab now also knows answer 2's label
+    assert len(_rows(path)) == 3 and first.order[1] in first.labels
+    assert first.first_unlabelled() == 3

@@ -220,11 +220,14 @@ class LabelStore:
         if self.path.suffix.lower() != ".csv":
             raise SgrKitError(f"label file {self.path}: expected a file name ending in .csv")
         self._rows: dict[Key, dict] = {}
-        with self._locked():
-            if self.path.exists():
-                self._read()
-            else:
-                write_label_file([], self.path)
+        if self.path.exists():  # a file is replaced whole (os.replace): reading needs no lock
+            self._read()
+        else:
+            with self._locked():
+                if self.path.exists():  # created by another writer meanwhile
+                    self._read()
+                else:
+                    write_label_file([], self.path)
 
     @contextmanager
     def _locked(self) -> Iterator[None]:

@@ -242,7 +242,7 @@ class Annotator:
         text = self._note.value if note is None else note
         system, task_id, repeat = self.current
         self._store.set(system, task_id, repeat, label, note=text)
-        self.labels[self.current] = (label, self._store.get(system, task_id, repeat)["note"])
+        self._read_labels()  # with the labels another tab of this annotator wrote meanwhile
         saved = (f'<span class="sgr-saved">✓ saved {html.escape(LABEL_NAMES[label])} for answer {self.position + 1} '
                  f"to {text_html(str(self.labels_path), limit=200)}</span>")
         if self.advance and self.position < len(self.order) - 1:

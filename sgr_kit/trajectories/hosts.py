@@ -83,7 +83,6 @@ def registrable_domain(host: str) -> str:
     return _suffixes().privatesuffix(host) or ""
 
 
-@functools.lru_cache(maxsize=65536)
 def _host(text: str) -> str:
     if "://" not in text and _BARE_HOST.match(text):
         text = "http://" + text
