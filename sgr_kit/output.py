@@ -18,7 +18,8 @@ audit labels) are opened in spreadsheets, where a cell starting with ``=``, ``+`
 every such text cell prefixed by a single quote ``'`` (the OWASP CSV-injection guidance),
 so a spreadsheet shows it as text; numbers, ``-2.5`` included, stay numbers.
 :func:`sheet_value` undoes it when sgr-kit reads its own files back, so a system named
-``=HYPERLINK("http://x","y")`` comes back as it was given. The rule (:func:`sheet_cell`):
+``=HYPERLINK("http://x","y")`` comes back as it was given. Lines end in CRLF (RFC 4180), so that a carriage return inside a cell is quoted and
+read back. The rule (:func:`sheet_cell`):
 a text whose leading quotes, removed, leave a text starting with one of those characters
 that is not a number gets one more ``'`` in front; reading removes one ``'`` from such a
 text only. A text that itself starts with ``'`` before a formula character is therefore
@@ -39,7 +40,7 @@ import pandas as pd
 from .errors import SgrKitError
 
 __all__ = [
-    "FORMULA_STARTS", "sheet_cell", "sheet_value", "sheet_frame", "write_sheet",
+    "FORMULA_STARTS", "SHEET_LINE_END", "sheet_cell", "sheet_value", "sheet_frame", "write_sheet",
     "TABLE_SUFFIXES", "check_writable", "probe_writable", "check_not_input", "atomic_path", "atomic_file", "write_table", "write_text", "write_bytes",
     "TableStream", "table_stream", "child_path",
 ]  # fmt: skip
@@ -47,6 +48,9 @@ __all__ = [
 TABLE_SUFFIXES = (".csv", ".parquet")
 _UNSAFE = re.compile(r"[^\w.-]|^\.+")
 
+#: Line end of sheets meant for people (RFC 4180's CRLF): Python's CSV writer then quotes
+#: every cell holding a carriage return, which a lone ``\n`` line end would leave bare.
+SHEET_LINE_END = "\r\n"
 #: First characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
@@ -274,7 +278,7 @@ def write_sheet(frame: pd.DataFrame, path: str | os.PathLike, *, force: bool = F
     out = check_writable(path, force=force, suffixes=TABLE_SUFFIXES)
     if out.suffix.lower() == ".parquet":
         return atomic_file(out, lambda tmp: frame.to_parquet(tmp, index=False))
-    return atomic_file(out, lambda tmp: sheet_frame(frame).to_csv(tmp, index=False))
+    return atomic_file(out, lambda tmp: sheet_frame(frame).to_csv(tmp, index=False, lineterminator=SHEET_LINE_END))
 
 
 def write_text(text: str, path: str | os.PathLike, *, force: bool = False) -> Path:

@@ -12,6 +12,8 @@ import json
 
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sgr_kit.annotate import LabelStore, adjudicate, load_labels, load_sheet, write_final_labels
 from sgr_kit.cli import main
@@ -45,10 +47,38 @@ def test_the_prefix_is_unambiguous_and_numbers_stay_numbers(text):
         assert cell == text
 
 
+_TRICKY = st.text(alphabet=st.sampled_from(list("'=+-@\t\r.,e0123456789 aZ\"|")), max_size=8)
+
+
+@given(st.one_of(_TRICKY, st.text(max_size=12)))
+def test_every_text_comes_back_and_no_written_cell_runs_as_a_formula(text):
+    cell = sheet_cell(text)
+    assert sheet_value(cell) == text
+    if cell.startswith(FORMULA_STARTS):
+        assert cell == text and sheet_cell(text) == text  # only a number starts with a formula character
+        float(cell)
+
+
+@given(st.lists(st.tuples(_TRICKY.filter(str.strip), _TRICKY.filter(str.strip)),
+                min_size=1, max_size=4, unique_by=lambda r: (r[0].strip(), r[1].strip())))
+def test_label_files_and_sheets_read_back_what_was_written(tmp_path_factory, rows):
+    folder = tmp_path_factory.mktemp("round")
+    sheet = pd.DataFrame({"system": [r[0] for r in rows], "task_id": [r[1] for r in rows], "repeat": 0})
+    back = load_sheet(write_sheet(sheet, folder / "sheet.csv"))
+    assert back["system"].tolist() == [r[0].strip() for r in rows]  # the readers strip cells, as before
+    assert back["task_id"].tolist() == [r[1].strip() for r in rows]
+    store = LabelStore(folder / "labels.csv", "ann")
+    for system, task in rows:
+        store.set(system, task, 0, "correct", note=system)
+    labels = load_labels(folder / "labels.csv")
+    assert labels["system"].tolist() == [r[0].strip() for r in rows]
+    assert labels["note"].tolist() == [" ".join(r[0].split()) for r in rows]
+
+
 def test_write_sheet_prefixes_text_cells_and_names_but_not_numbers(tmp_path):
     frame = pd.DataFrame({"system": [HOSTILE, "-x", "ok"], "value": [-2.5, -1.0, 3.0], "text": ["-2.5", None, "@a"]})
     path = write_sheet(frame, tmp_path / "t.csv")
-    lines = path.read_text().splitlines()
+    lines = path.read_text().splitlines()  # (CRLF line ends, read as lines)
     assert lines[1].startswith("\"'=HYPERLINK(") and lines[2] == "'-x,-1.0," and lines[3] == "ok,3.0,'@a"
     assert ",-2.5,-2.5" in lines[1]
     back = pd.read_csv(path, dtype=str, keep_default_na=False).map(sheet_value)

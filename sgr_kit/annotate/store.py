@@ -47,7 +47,7 @@ from filelock import FileLock, Timeout
 
 from ..errors import SgrKitError
 from ..load.labels import label_code, load_labels, read_label_rows
-from ..output import atomic_path, sheet_cell
+from ..output import SHEET_LINE_END, atomic_path, sheet_cell
 from ..schema import ANNOTATION_LABELS, ERROR_LABELS, LABEL_COLUMNS, TEXT_DTYPE
 from .known import Answers, KnownAnswers, known_answers
 
@@ -75,7 +75,7 @@ def _check_annotator(annotator: object) -> str:
 
 def _label_text(rows: Iterable[dict]) -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv.writer(buffer, lineterminator=SHEET_LINE_END)
     writer.writerow(LABEL_COLUMNS)
     for row in rows:
         writer.writerow([sheet_cell(row[c]) for c in LABEL_COLUMNS])
