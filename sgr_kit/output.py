@@ -53,6 +53,7 @@ _UNSAFE = re.compile(r"[^\w.-]|^\.+")
 SHEET_LINE_END = "\r\n"
 #: First characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_FIRST = frozenset("'=+-@\t\r")
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
@@ -76,7 +77,7 @@ def sheet_cell(value: object) -> object:
     >>> sheet_cell("'=1+1"), sheet_cell("'quoted")
     ("''=1+1", "'quoted")
     """
-    if isinstance(value, str) and _formula_like(value.lstrip("'")):
+    if isinstance(value, str) and value[:1] in _FIRST and _formula_like(value.lstrip("'")):
         return "'" + value
     return value
 

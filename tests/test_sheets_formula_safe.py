@@ -12,7 +12,7 @@ import json
 
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sgr_kit.annotate import LabelStore, adjudicate, load_labels, load_sheet, write_final_labels
@@ -59,6 +59,7 @@ def test_every_text_comes_back_and_no_written_cell_runs_as_a_formula(text):
         float(cell)
 
 
+@settings(max_examples=30)  # each example writes and fsyncs files
 @given(st.lists(st.tuples(_TRICKY.filter(str.strip), _TRICKY.filter(str.strip)),
                 min_size=1, max_size=4, unique_by=lambda r: (r[0].strip(), r[1].strip())))
 def test_label_files_and_sheets_read_back_what_was_written(tmp_path_factory, rows):

@@ -220,6 +220,7 @@ class LabelStore:
         if self.path.suffix.lower() != ".csv":
             raise SgrKitError(f"label file {self.path}: expected a file name ending in .csv")
         self._rows: dict[Key, dict] = {}
+        self._stamp: tuple | None = None
         if self.path.exists():  # a file is replaced whole (os.replace): reading needs no lock
             self._read()
         else:
@@ -227,7 +228,7 @@ class LabelStore:
                 if self.path.exists():  # created by another writer meanwhile
                     self._read()
                 else:
-                    write_label_file([], self.path)
+                    self._write({})
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
@@ -257,11 +258,30 @@ class LabelStore:
                 "each annotator writes their own file (choose another file name)"
             )
         self._rows = {(r["system"], r["task_id"], r["repeat"]): {c: r[c] for c in LABEL_COLUMNS} for r in rows}
+        self._stamp = self._stat()
+
+    def _stat(self) -> tuple | None:
+        """What identifies the file's present version: every write replaces it by a new file."""
+        try:
+            info = self.path.stat()
+        except FileNotFoundError:
+            return None
+        return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
     def _reread(self) -> None:
-        """The file as it is now (another writer may have changed it); called under the lock."""
-        if self.path.exists():  # (removed meanwhile: what this store holds is written back with the change)
+        """The file as it is now (another writer may have changed it); called under the lock.
+
+        Under the lock no one else writes, so a file whose identity (device, inode, size,
+        times) is the one this store last read or wrote is that same version: no need to read it.
+        """
+        stamp = self._stat()
+        if stamp is not None and stamp != self._stamp:  # (removed meanwhile: written back with the change)
             self._read()
+
+    def _write(self, rows: dict[Key, dict]) -> None:
+        write_label_file(rows.values(), self.path)
+        self._rows = rows
+        self._stamp = self._stat()
 
     def set(self, system: str, task_id: str, repeat: int, label: str, note: str = "") -> None:
         """Label one answer (replacing an earlier label of it) and write the whole file at once.
@@ -289,8 +309,7 @@ class LabelStore:
             self._reread()
             rows = dict(self._rows)
             rows[key] = row
-            write_label_file(rows.values(), self.path)
-            self._rows = rows
+            self._write(rows)
 
     def remove(self, system: str, task_id: str, repeat: int) -> None:
         """Take back the label of one answer (no error when it has none) and write the file."""
@@ -298,9 +317,7 @@ class LabelStore:
         with self._locked():
             self._reread()
             if key in self._rows:
-                rows = {k: v for k, v in self._rows.items() if k != key}
-                write_label_file(rows.values(), self.path)
-                self._rows = rows
+                self._write({k: v for k, v in self._rows.items() if k != key})
 
     def refresh(self) -> None:
         """Read the file again (labels written meanwhile by another tab or process of this annotator)."""
@@ -320,6 +337,10 @@ class LabelStore:
 
     def __repr__(self) -> str:
         return f"LabelStore({str(self.path)!r}, annotator={self.annotator!r}, {len(self)} labels)"
+
+    def label_notes(self) -> dict[Key, tuple[str, str]]:
+        """``{(system, task_id, repeat): (label, note)}`` of every label, as last read or written (no table built)."""
+        return {key: (row["label"], row["note"]) for key, row in self._rows.items()}
 
     @property
     def labels(self) -> pd.DataFrame:

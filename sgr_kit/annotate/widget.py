@@ -205,12 +205,7 @@ class Annotator:
 
     # ---------------------------------------------------------------- labels
     def _read_labels(self) -> None:
-        table = self._store.labels
-        self.labels = {
-            (s, t, int(r)): (label, "" if note is None or note != note else str(note))
-            for s, t, r, label, note in zip(table["system"], table["task_id"], table["repeat"], table["label"],
-                                            table["note"])
-        }  # fmt: skip
+        self.labels = self._store.label_notes()
 
     def first_unlabelled(self, start: int = 0) -> int | None:
         """The first answer without a label from ``start`` on (then from the beginning); None when all are."""
