@@ -194,7 +194,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
 def _cmd_sample(args: argparse.Namespace) -> int:
     from .load import load_scores
-    from .output import check_writable, write_table
+    from .output import check_writable, write_sheet
     from .schema import SYNTHETIC_NOTE, is_synthetic
     from .stats.sample import audit_sample, check_balance
 
@@ -202,7 +202,7 @@ def _cmd_sample(args: argparse.Namespace) -> int:
     check_writable(args.out, force=args.force, what="annotation sheet", suffixes=(".csv",))
     scores = load_scores(args.scores)
     sheet = audit_sample(scores, slots=args.slots, seed=args.seed, balance=balance, systems=args.system)
-    write_table(sheet, args.out, force=args.force)
+    write_sheet(sheet, args.out, force=args.force)
     systems = sheet["system"].nunique()
     how = f", balanced over {' and '.join(balance)}" if balance else ""
     print(f"sampled {args.slots} task slots x {systems} systems = {len(sheet)} answers (seed {args.seed}{how}) "
@@ -228,6 +228,10 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
 
         check_writable(args.out, force=args.force, what="agreement table", suffixes=(".csv", ".parquet"))
     labels = load_labels(args.files)
+    if args.sheet or args.scores:
+        from .annotate.known import check_labels
+
+        check_labels(labels, args.sheet or args.scores)
     table = agreement(labels, n_boot=args.n_boot, ci=args.ci, seed=args.seed, cluster=_CLUSTER[args.cluster])
     with pd.option_context("display.width", 200, "display.max_colwidth", 80, "display.max_rows", 1000,
                            "display.max_columns", 50):
@@ -252,9 +256,9 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
             wide = split.pivot(index=["system", "task_id", "repeat"], columns="annotator", values="label")
             print(wide.fillna("-").reset_index().to_string(index=False))
     if args.out:
-        from .output import write_table
+        from .output import write_sheet
 
-        write_table(table, args.out, force=args.force)
+        write_sheet(table, args.out, force=args.force)
     return 0
 
 
@@ -297,6 +301,13 @@ def _add_audit_commands(sub) -> None:
     p.add_argument("--cluster", choices=list(_CLUSTER), default="task",
                    help="what the bootstrap resamples as one unit: every answer to a task together (default), "
                         "every answer of a system, or each answer on its own")
+    known = p.add_mutually_exclusive_group()
+    known.add_argument("--sheet", metavar="SHEET.csv",
+                       help="the annotation sheet: every label on an answer not in it is an error naming its file "
+                            "and line")
+    known.add_argument("--scores", metavar="FILE",
+                       help="or the scores table: every label on an answer not in it is an error naming its file "
+                            "and line")
     p.add_argument("--out", metavar="FILE", help="also write the agreement table (.csv or .parquet)")
     p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     p.set_defaults(func=_cmd_agreement)

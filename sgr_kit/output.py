@@ -11,6 +11,19 @@ intact. New files get the permissions the user's umask gives an ordinary new fil
 
 Names that come from data (a task id, a system name) never choose where a file goes
 unchecked: :func:`child_path` turns such a name into one file name inside a folder.
+
+**Sheets meant for people** (annotation sheets, label files, the agreement table, the final
+audit labels) are opened in spreadsheets, where a cell starting with ``=``, ``+``, ``-``,
+``@``, a tab or a carriage return runs as a formula. :func:`write_sheet` writes them with
+every such text cell prefixed by a single quote ``'`` (the OWASP CSV-injection guidance),
+so a spreadsheet shows it as text; numbers, ``-2.5`` included, stay numbers.
+:func:`sheet_value` undoes it when sgr-kit reads its own files back, so a system named
+``=HYPERLINK("http://x","y")`` comes back as it was given. Lines end in CRLF (RFC 4180), so that a carriage return inside a cell is quoted and
+read back. The rule (:func:`sheet_cell`):
+a text whose leading quotes, removed, leave a text starting with one of those characters
+that is not a number gets one more ``'`` in front; reading removes one ``'`` from such a
+text only. A text that itself starts with ``'`` before a formula character is therefore
+written with two quotes and read back with one: the prefix is never ambiguous.
 """
 
 from __future__ import annotations
@@ -27,12 +40,71 @@ import pandas as pd
 from .errors import SgrKitError
 
 __all__ = [
+    "FORMULA_STARTS", "SHEET_LINE_END", "sheet_cell", "sheet_value", "sheet_frame", "write_sheet",
     "TABLE_SUFFIXES", "check_writable", "probe_writable", "check_not_input", "atomic_path", "atomic_file", "write_table", "write_text", "write_bytes",
     "TableStream", "table_stream", "child_path",
 ]  # fmt: skip
 
 TABLE_SUFFIXES = (".csv", ".parquet")
 _UNSAFE = re.compile(r"[^\w.-]|^\.+")
+
+#: Line end of sheets meant for people (RFC 4180's CRLF): Python's CSV writer then quotes
+#: every cell holding a carriage return, which a lone ``\n`` line end would leave bare.
+SHEET_LINE_END = "\r\n"
+#: First characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_FIRST = frozenset("'=+-@\t\r")
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def _formula_like(text: str) -> bool:
+    return text.startswith(FORMULA_STARTS) and _NUMBER.fullmatch(text) is None
+
+
+def sheet_cell(value: object) -> object:
+    """``value`` as a cell of a sheet meant for people: a formula-like text gets a leading ``'``.
+
+    Anything other than a ``str`` is returned as it is (numbers stay numbers).
+
+    Examples
+    --------
+    >>> print(sheet_cell('=HYPERLINK("http://x","y")'))
+    '=HYPERLINK("http://x","y")
+    >>> sheet_cell("-2+3+cmd"), sheet_cell("@SUM(1)"), sheet_cell("\\tx")
+    ("'-2+3+cmd", "'@SUM(1)", "'\\tx")
+    >>> sheet_cell("-2.5"), sheet_cell("+1e3"), sheet_cell("GPT-5.5"), sheet_cell(-2.5)
+    ('-2.5', '+1e3', 'GPT-5.5', -2.5)
+    >>> sheet_cell("'=1+1"), sheet_cell("'quoted")
+    ("''=1+1", "'quoted")
+    """
+    if isinstance(value, str) and value[:1] in _FIRST and _formula_like(value.lstrip("'")):
+        return "'" + value
+    return value
+
+
+def sheet_value(text: str) -> str:
+    """The text :func:`sheet_cell` was given, from the cell it wrote (any other text unchanged).
+
+    Examples
+    --------
+    >>> sheet_value("'=HYPERLINK(1)"), sheet_value("''=1+1"), sheet_value("'quoted"), sheet_value("-2.5")
+    ('=HYPERLINK(1)', "'=1+1", "'quoted", '-2.5')
+    >>> all(sheet_value(sheet_cell(t)) == t for t in ["=1", "'=1", "''-x", "'", "-", "'-3", "@", "a"])
+    True
+    """
+    if text.startswith("'") and _formula_like(text.lstrip("'")):
+        return text[1:]
+    return text
+
+
+def sheet_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with :func:`sheet_cell` applied to every text cell (a copy; other cells unchanged)."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object or isinstance(out[column].dtype, pd.StringDtype):
+            out[column] = out[column].map(sheet_cell, na_action="ignore")
+    out.columns = [sheet_cell(c) if isinstance(c, str) else c for c in out.columns]
+    return out
 
 
 def _umask_mode() -> int:
@@ -186,6 +258,28 @@ def write_table(frame: pd.DataFrame, path: str | os.PathLike, *, force: bool = F
     if out.suffix.lower() == ".parquet":
         return atomic_file(out, lambda tmp: frame.to_parquet(tmp, index=False))
     return atomic_file(out, lambda tmp: frame.to_csv(tmp, index=False))
+
+
+def write_sheet(frame: pd.DataFrame, path: str | os.PathLike, *, force: bool = False) -> Path:
+    """Write a table meant to be opened in a spreadsheet (CSV or parquet by suffix), atomically.
+
+    As :func:`write_table`, with every text cell of a CSV file that a spreadsheet would run as
+    a formula prefixed by ``'`` (:func:`sheet_cell`); sgr-kit's readers of these files undo it
+    (:func:`sheet_value`). Parquet files hold the values as they are (no spreadsheet runs them).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> print(write_sheet(pd.DataFrame({"system": ["=1+1", "-x"], "d": [-2.5, 1]}), folder / "t.csv").read_text(), end="")
+    system,d
+    '=1+1,-2.5
+    '-x,1.0
+    """
+    out = check_writable(path, force=force, suffixes=TABLE_SUFFIXES)
+    if out.suffix.lower() == ".parquet":
+        return atomic_file(out, lambda tmp: frame.to_parquet(tmp, index=False))
+    return atomic_file(out, lambda tmp: sheet_frame(frame).to_csv(tmp, index=False, lineterminator=SHEET_LINE_END))
 
 
 def write_text(text: str, path: str | os.PathLike, *, force: bool = False) -> Path:

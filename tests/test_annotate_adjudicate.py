@@ -111,3 +111,25 @@ def test_no_disputes_writes_the_final_file_at_once_and_never_overwrites_unasked(
         AdjudicationView(labels, out)
     with pytest.raises(SgrKitError, match=r"expected a file name ending in \.csv"):
         AdjudicationView(labels, tmp_path / "final.txt")
+
+
+def test_adjudication_with_the_sheet_refuses_labels_on_unknown_answers_listing_each(tmp_path):
+    from sgr_kit.annotate import AdjudicationView, LabelStore, adjudicate
+    from sgr_kit.errors import SgrKitError
+
+    sheet = pd.DataFrame({"system": ["m", "m"], "task_id": ["t1", "t2"], "repeat": [0, 0]})
+    ann, bob = LabelStore(tmp_path / "ann.csv", "ann"), LabelStore(tmp_path / "bob.csv", "bob")
+    for store in (ann, bob):
+        store.set("m", "t1", 0, "correct")
+    ann.set("NoSuchBot", "t1", 0, "correct")
+    bob.set("m", "t9", 0, "scope_drift")
+    files = [tmp_path / "ann.csv", tmp_path / "bob.csv"]
+    assert len(adjudicate(files).final) == 3  # without the sheet the stray labels are carried
+    with pytest.raises(SgrKitError, match=r"(?s)2 label\(s\) on answers not in the sheet.*ann\.csv:3: .*NoSuchBot"
+                                          r".*bob\.csv:3: .*unknown task 't9'"):
+        adjudicate(files, answers=sheet)
+    with pytest.raises(SgrKitError, match=r"ann\.csv:3"):
+        AdjudicationView(files, tmp_path / "final.csv", answers=sheet)
+    decided = pd.DataFrame({"system": ["m"], "task_id": ["t7"], "repeat": [0], "label": ["correct"]})
+    with pytest.raises(SgrKitError, match=r"(?s)decisions: 1 label\(s\).*decisions, row 1: .*unknown task 't7'"):
+        adjudicate(files[:1], decisions=decided, answers=[("m", "t1", 0), ("NoSuchBot", "t1", 0)])

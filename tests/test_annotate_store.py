@@ -45,7 +45,7 @@ def test_no_temporary_file_is_left_and_a_failed_write_keeps_the_old_file(tmp_pat
     store = LabelStore(path, "ann")
     store.set("m", "t1", 0, "correct")
     before = path.read_text()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["ann.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".ann.csv.lock", "ann.csv"]  # the lock stays, empty
 
     def broken(fd):
         raise OSError("disk full")
@@ -54,7 +54,7 @@ def test_no_temporary_file_is_left_and_a_failed_write_keeps_the_old_file(tmp_pat
     with pytest.raises(SgrKitError, match=r"writing failed \(disk full\)"):
         store.set("m", "t2", 0, "scope_drift")
     assert path.read_text() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["ann.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".ann.csv.lock", "ann.csv"]
     assert ("m", "t2", 0) not in store
 
 
@@ -137,3 +137,100 @@ def test_write_label_file_round_trips_commas_and_quotes(tmp_path):
            "note": 'said "x, y"', "labelled_at": ""}
     write_label_file([row], tmp_path / "a.csv")
     assert load_labels(tmp_path / "a.csv").loc[0, "note"] == 'said "x, y"'
+
+
+_WRITER = """
+import sys
+from sgr_kit.annotate.store import LabelStore
+path, who, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+store = LabelStore(path, "ann")
+print("ready", flush=True)
+sys.stdin.readline()  # both start writing together
+for i in range(n):
+    store.set(who, f"t{i:03d}", 0, "scope_drift" if i % 2 else "correct", note=f"{who} {i}")
+"""
+
+
+def test_two_processes_writing_one_file_at_once_keep_every_label(tmp_path):
+    # two real processes (two tabs of one annotator), 150 labels each, released at the same moment
+    path = tmp_path / "ann.csv"
+    LabelStore(path, "ann")
+    writers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(path), who, "150"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True) for who in ("tab1", "tab2")]
+    for proc in writers:
+        assert proc.stdout.readline().strip() == "ready"
+    for proc in writers:
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    for proc in writers:
+        proc.stdin.close()
+        assert proc.wait(timeout=300) == 0
+    labels = load_labels(path)
+    assert len(labels) == 300
+    assert set(zip(labels["system"], labels["task_id"])) == {(w, f"t{i:03d}") for w in ("tab1", "tab2")
+                                                            for i in range(150)}
+    assert labels.set_index(["system", "task_id"]).loc[("tab2", "t007"), "note"] == "tab2 7"
+
+
+def test_a_store_opened_before_another_wrote_keeps_the_others_labels_without_a_clock_change(tmp_path):
+    path = tmp_path / "ann.csv"
+    first, second = LabelStore(path, "ann"), LabelStore(path, "ann")
+    first.set("m", "t1", 0, "correct")
+    second.set("m", "t2", 0, "scope_drift")  # no utime: the store reads under the lock, not by the clock
+    first.remove("m", "t9", 0)
+    assert sorted(load_labels(path)["task_id"]) == ["t1", "t2"] and len(first) == 2
+
+
+def test_a_held_lock_is_a_clear_error_naming_the_lock_file(tmp_path, monkeypatch):
+    from filelock import FileLock
+
+    from sgr_kit.annotate import store as store_module
+
+    path = tmp_path / "ann.csv"
+    store = LabelStore(path, "ann")
+    monkeypatch.setattr(store_module, "LOCK_TIMEOUT", 0.2)
+    other = subprocess.Popen([sys.executable, "-c", "import sys, filelock; lock = filelock.FileLock(sys.argv[1]); "
+                              "lock.acquire(); print('held', flush=True); sys.stdin.readline()",
+                              str(store_module.lock_path(path))], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True)  # fmt: skip
+    try:
+        assert other.stdout.readline().strip() == "held"
+        with pytest.raises(SgrKitError, match=r"another writer has held its lock .*\.ann\.csv\.lock"):
+            store.set("m", "t1", 0, "correct")
+    finally:
+        other.stdin.close()
+        other.wait(timeout=30)
+    store.set("m", "t1", 0, "correct")  # released by the other process: writes again
+    assert len(load_labels(path)) == 1 and FileLock  # the library is the one the store uses
+
+
+def test_a_store_given_the_sheet_refuses_unknown_system_task_or_repeat(tmp_path):
+    sheet = pd.DataFrame({"system": ["m", "m"], "task_id": ["genome_01", "genome_02"], "repeat": [0, 1]})
+    store = LabelStore(tmp_path / "ann.csv", "ann", answers=sheet)
+    store.set("m", "genome_02", 1, "correct")
+    with pytest.raises(SgrKitError, match=r"system 'NoSuchBot'.*unknown system 'NoSuchBot' \(the sheet has 'm'\)"):
+        store.set("NoSuchBot", "genome_02", 1, "correct")
+    with pytest.raises(SgrKitError, match=r"unknown task 'genome_99'"):
+        store.set("m", "genome_99", 0, "correct")
+    with pytest.raises(SgrKitError, match=r"system 'm' has no repeat 0 of task 'genome_02' .*\(repeats: 1\)"):
+        store.set("m", "genome_02", 0, "correct")
+    assert load_labels(tmp_path / "ann.csv")["task_id"].tolist() == ["genome_02"]
+    sheet_path = tmp_path / "sheet.csv"
+    sheet.to_csv(sheet_path, index=False)
+    by_path = LabelStore(tmp_path / "ann.csv", "ann", answers=sheet_path)
+    with pytest.raises(SgrKitError, match=r"only answers of the annotation sheet .*sheet\.csv can be labelled"):
+        by_path.set("NoSuchBot", "genome_02", 1, "correct")
+
+
+@pytest.mark.parametrize("text", ['=HYPERLINK("http://x","y")', "+cmd|' /C calc'!A0", "@SUM(1)", "-2+3+cmd",
+                                  "'=1+1", "''@x", "'plain", "-2.5", "\t=1"])
+def test_formula_like_names_and_notes_are_written_as_text_and_read_back_as_given(tmp_path, text):
+    path = tmp_path / "ann.csv"
+    annotator = text.replace("|", "/").strip()  # '|' is reserved in annotator names
+    LabelStore(path, annotator).set(text, text, 0, "correct", note=text)
+    written = path.read_text().splitlines()[1]
+    assert not any(cell.startswith(("=", "+", "@", "\t")) or (cell.startswith("-") and cell != "-2.5")
+                   for cell in written.replace('"', "").split(","))
+    back = load_labels(path).iloc[0]
+    assert (back["system"], back["task_id"], back["annotator"]) == (text.strip(), text.strip(), annotator)
+    assert back["note"] == " ".join(text.split())

@@ -202,7 +202,8 @@ def test_inputs_are_checked(world, tmp_path):
     with pytest.raises(SgrKitError, match="listed twice"):
         _open(dict(world, sheet=pd.concat([world["sheet"], world["sheet"].head(1)])), tmp_path / "a.csv")
     extra = pd.DataFrame({"system": ["Nobody"], "task_id": ["nvd_001"], "repeat": [0]})
-    with pytest.raises(SgrKitError, match="not in the scores table"):
+    with pytest.raises(SgrKitError, match=r"1 answer\(s\) are not in the scores table.*\n  row 9: answer \(system "
+                                          r"'Nobody', task 'nvd_001', repeat 0\)"):
         _open(dict(world, sheet=pd.concat([world["sheet"], extra])), tmp_path / "a.csv")
     with pytest.raises(SgrKitError, match="no answers to label"):
         _open(dict(world, sheet=world["sheet"].head(0)), tmp_path / "a.csv")
@@ -233,3 +234,24 @@ def test_trajectories_of_answers_outside_the_sheet_are_left_aside(world, tmp_pat
     assert app._reach_note == ""
     app.show(app.order.index((SYSTEMS[1], "nvd_001", 0)))
     assert "first step on the task" in app._trajectory.value
+
+
+def test_the_widget_store_refuses_answers_outside_its_sheet(world, tmp_path):
+    app = _open(dict(world, sheet=world["sheet"].head(2)), tmp_path / "ana.csv")
+    system, task, _ = app.current
+    with pytest.raises(SgrKitError, match=r"unknown system 'NoSuchBot'"):
+        app._store.set("NoSuchBot", task, 0, "correct")
+    with pytest.raises(SgrKitError, match=r"has no repeat 5 of task"):
+        app._store.set(system, task, 5, "correct")
+    app.label("correct")
+    assert [r["system"] for r in _rows(tmp_path / "ana.csv")] == [system]
+
+
+def test_two_tabs_of_one_annotator_keep_each_others_labels(world, tmp_path):
+    path = tmp_path / "ana.csv"
+    first, second = _open(world, path), _open(world, path)  # two JupyterLab tabs, one label file
+    first.label("correct")            # answer 1
+    second.show(1).label("scope_drift")  # answer 2, in the other tab
+    first.show(2).label("final_answer")  # answer 3: the first tab now also knows answer 2's label
+    assert len(_rows(path)) == 3 and first.order[1] in first.labels
+    assert first.first_unlabelled() == 3

@@ -203,6 +203,19 @@ def test_load_audit_against_scores(tmp_path):
                    scores=s)  # fmt: skip
 
 
+
+def test_load_audit_names_every_row_that_disagrees_with_the_scores(tmp_path):
+    text = ("system,task_id,family,label\na,p1,,correct\nz,p1,,correct\na,p9,,scope_drift\nb,p2-g,,correct\n"
+            "a,p2,regulatory resources,correct\nNoSuchBot,p1,,final_answer\n")
+    with pytest.raises(SgrKitError) as caught:
+        load_audit(write(tmp_path / "a.csv", text), scores=small_scores())
+    message = str(caught.value)
+    assert "4 rows disagree with the scores table" in message
+    for expected in (r"a.csv:3, column 'system': unknown system 'z'", r"a.csv:4, column 'task_id': unknown task id 'p9'",
+                     r"a.csv:6, column 'family': 'regulatory resources' disagrees",
+                     r"a.csv:7, column 'system': unknown system 'NoSuchBot'"):
+        assert expected in message
+
 def test_demo_audit_reproduces_tables_4_and_5():
     # data/demo/README.md: the demo's labels reproduce the counts of Tables 4 and 5 exactly.
     a = load_audit(DEMO_AUDIT)

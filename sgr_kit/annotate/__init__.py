@@ -1,8 +1,10 @@
 """Auditing failures: annotators' label files, their agreement, adjudication.
 
 - :mod:`~sgr_kit.annotate.store`: one annotator's label file, written whole and atomically
-  at every label (:class:`LabelStore`, :func:`open_labels`), read back with checks
-  (:func:`load_labels`), where to resume (:func:`first_unlabelled`);
+  at every label under a file lock (:class:`LabelStore`, :func:`open_labels`), read back with
+  checks (:func:`load_labels`), where to resume (:func:`first_unlabelled`);
+- :mod:`~sgr_kit.annotate.known`: the answers that may be labelled (a sheet or scores table)
+  and the check of labels against them (:func:`check_labels`);
 - :mod:`~sgr_kit.annotate.widget`: label answers one at a time in JupyterLab
   (:func:`annotate`; :func:`annotate_files` opens it from the files notebook 08 names), with
   :mod:`~sgr_kit.annotate.view` (the label set with the definitions of Appendix G, the
@@ -27,6 +29,7 @@ from ..stats.agreement import (
     krippendorff_alpha,
 )
 from .adjudicate import AdjudicationView, Adjudication, adjudicate, disagreements, write_final_labels
+from .known import KnownAnswers, check_labels, known_answers
 from .store import LabelStore, first_unlabelled, load_labels, open_labels, write_label_file
 from .inputs import annotate_files
 from .tables import agreement_tables
@@ -36,5 +39,5 @@ from .widget import Annotator, annotate
 __all__ = [
     "agreement", "category_agreement", "confusion_matrix", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha",
     "disagreements", "adjudicate", "Adjudication", "write_final_labels", "AdjudicationView",
-    "agreement_tables", "LabelStore", "open_labels", "load_labels", "load_sheet", "write_label_file", "first_unlabelled",
+    "agreement_tables", "KnownAnswers", "known_answers", "check_labels", "LabelStore", "open_labels", "load_labels", "load_sheet", "write_label_file", "first_unlabelled",
     "annotate", "annotate_files", "Annotator", "LABELS", "LABEL_NAMES", "DEFINITIONS", "RULE"]

@@ -28,9 +28,10 @@ import pandas as pd
 
 from ..errors import SgrKitError
 from ..load.labels import load_labels
-from ..output import check_writable, write_table
+from ..output import check_writable, write_sheet
 from ..schema import ANNOTATION_LABEL_NAMES, ANNOTATION_LABELS, NOT_ANALYZABLE, TEXT_DTYPE
 from ..stats.agreement import ITEM, label_matrix
+from .known import Answers, check_labels, known_answers
 from .store import LabelStore
 
 __all__ = [
@@ -123,7 +124,10 @@ class Adjudication:
 
 
 def adjudicate(
-    labels: pd.DataFrame | str | os.PathLike | Iterable, *, decisions: pd.DataFrame | None = None
+    labels: pd.DataFrame | str | os.PathLike | Iterable,
+    *,
+    decisions: pd.DataFrame | None = None,
+    answers: Answers | None = None,
 ) -> Adjudication:
     """Final labels: agreed ones carried over, disagreements decided by ``decisions``.
 
@@ -135,10 +139,20 @@ def adjudicate(
         The adjudicator's labels (``system, task_id, repeat, label`` and optionally
         ``note``; e.g. ``LabelStore(...).labels``). A decision settles its answer, whether
         the annotators disagreed or not.
+    answers : DataFrame, path or iterable of (system, task_id, repeat), optional
+        The answers that were to be labelled: the annotation sheet or the scores table
+        (:func:`~sgr_kit.annotate.known.known_answers`). Given, a label or decision on any
+        other answer is an error listing every such label with its file and line, instead of
+        being carried into the final labels.
 
     Returns
     -------
     Adjudication
+
+    Raises
+    ------
+    SgrKitError
+        With ``answers``: for labels or decisions on answers not among them (all listed).
 
     Examples
     --------
@@ -153,6 +167,11 @@ def adjudicate(
     ['correct', 'scope_drift']
     """
     labels = _as_labels(labels)
+    if answers is not None:
+        known = known_answers(answers)
+        check_labels(labels, known)
+        if decisions is not None and len(decisions):
+            check_labels(decisions, known, what="decisions")
     wide, _ = label_matrix(labels)
     notes = _notes(labels)
     decided: dict[tuple, tuple[str, str]] = {}
@@ -213,7 +232,7 @@ def write_final_labels(result: Adjudication, path: str | os.PathLike, *, force: 
         row = kept[twice].iloc[0]
         raise SgrKitError(f"final labels: system {row['system']!r} has labels for several repeats of task "
                           f"{row['task_id']!r}; the audit file holds one label per system and task")
-    out = write_table(kept, path, force=force)
+    out = write_sheet(kept, path, force=force)
     return out, int(len(final) - len(kept))
 
 
@@ -233,6 +252,9 @@ class AdjudicationView:
         created when absent, read back when present (reopening resumes where you stopped).
     force : bool, default False
         Replace an existing ``out``; without it an existing final file is an error at once.
+    answers : DataFrame, path or iterable of (system, task_id, repeat), optional
+        The annotation sheet or scores table: labels on other answers are an error listing
+        each with its file and line (see :func:`adjudicate`).
 
     Attributes
     ----------
@@ -266,15 +288,19 @@ class AdjudicationView:
         adjudicator: str = "adjudicator",
         decisions: str | os.PathLike | None = None,
         force: bool = False,
+        answers: Answers | None = None,
     ) -> None:
         import ipywidgets as w
 
         self.labels = _as_labels(labels)
+        self._known = known_answers(answers) if answers is not None else None
+        if self._known is not None:
+            check_labels(self.labels, self._known)
         self.out = check_writable(out, force=force, what="final label file", suffixes=(".csv",))
         path = Path(decisions) if decisions is not None else self.out.with_name(f"{self.out.stem}-decisions.csv")
         if path.resolve() == self.out.resolve():
             raise SgrKitError(f"decisions file {path} is the final file; give another name")
-        self.store = LabelStore(path, adjudicator)
+        self.store = LabelStore(path, adjudicator, answers=self._known)
         table = disagreements(self.labels)
         self._table = table
         self.items = list(dict.fromkeys(zip(table["system"], table["task_id"], table["repeat"])))
@@ -349,7 +375,7 @@ class AdjudicationView:
             self.show(remaining)
 
     def _finish(self) -> None:
-        result = adjudicate(self.labels, decisions=self.store.labels)
+        result = adjudicate(self.labels, decisions=self.store.labels, answers=self._known)
         self.written, self.left_out = write_final_labels(result, self.out, force=True)
         extra = f"; {self.left_out} not analyzable answer(s) left out" if self.left_out else ""
         self._status.value = (f"All {len(self.items)} disagreement(s) decided: wrote {len(result.final) - self.left_out}"

@@ -9,10 +9,26 @@ A crash, a restarted kernel or a closed browser tab therefore loses nothing that
 :meth:`~LabelStore.set` returned from, and a reader never sees half a file.
 :meth:`LabelStore.first_unlabelled` gives where to resume in an annotation sheet.
 
+**Several writers at once.** Every change (:meth:`~LabelStore.set`,
+:meth:`~LabelStore.remove`) is a read-modify-write done under an exclusive lock on a file
+beside the label file (``.<name>.csv.lock``, a :class:`filelock.FileLock`: ``flock`` on
+POSIX, ``LockFileEx`` on Windows): the store reads the file as it is now, changes the one
+answer and writes the file back before the next writer may read it. Several processes
+(several JupyterLab tabs or kernels of the same annotator) writing one label file at once
+therefore keep every label; of two labels of one answer the later wins. The lock is
+released when the write is done, also when the process dies (the system releases it); a
+writer that cannot have it within :data:`LOCK_TIMEOUT` seconds gets an error naming the
+lock file. The lock file itself stays beside the label file (removing it while a writer
+holds it would let two writers in); it holds nothing.
+
+**Checked where written.** Given the answers that may be labelled (``answers=``: the
+annotation sheet, or the scores table), the store refuses a label of a system, task or
+repeat that is not among them, naming which is unknown.
+
 The file format is :data:`sgr_kit.schema.LABEL_COLUMNS` (read back by
-:func:`sgr_kit.load.labels.load_labels`). When another process (a second browser tab of
-the same annotator) wrote the file since this store last read or wrote it, the store reads
-it again before writing, so neither tab's labels are lost (the later label of an answer wins).
+:func:`sgr_kit.load.labels.load_labels`); text cells that a spreadsheet would run as a
+formula are written with a leading ``'`` (:func:`sgr_kit.output.sheet_cell`) and read back
+as they were given.
 """
 
 from __future__ import annotations
@@ -20,20 +36,28 @@ from __future__ import annotations
 import csv
 import io
 import os
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 import pandas as pd
 
+from filelock import FileLock, Timeout
+
 from ..errors import SgrKitError
 from ..load.labels import label_code, load_labels, read_label_rows
-from ..output import atomic_path
+from ..output import SHEET_LINE_END, atomic_path, sheet_cell
 from ..schema import ANNOTATION_LABELS, ERROR_LABELS, LABEL_COLUMNS, TEXT_DTYPE
+from .known import Answers, KnownAnswers, known_answers
 
-__all__ = ["LabelStore", "open_labels", "load_labels", "write_label_file", "first_unlabelled"]
+__all__ = ["LabelStore", "open_labels", "load_labels", "write_label_file", "first_unlabelled", "lock_path",
+           "LOCK_TIMEOUT"]
 
 Key = tuple[str, str, int]
+
+#: Seconds a writer waits for another writer of the same label file before giving up.
+LOCK_TIMEOUT = 60.0
 
 
 def _now() -> str:
@@ -51,10 +75,10 @@ def _check_annotator(annotator: object) -> str:
 
 def _label_text(rows: Iterable[dict]) -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv.writer(buffer, lineterminator=SHEET_LINE_END)
     writer.writerow(LABEL_COLUMNS)
     for row in rows:
-        writer.writerow([row[c] for c in LABEL_COLUMNS])
+        writer.writerow([sheet_cell(row[c]) for c in LABEL_COLUMNS])
     return buffer.getvalue()
 
 
@@ -65,7 +89,9 @@ def write_label_file(rows: Iterable[dict], path: str | os.PathLike) -> Path:
     ``os.replace`` moves it into place; then the folder is ``fsync``-ed (where the system
     allows), so the new file survives a crash of the machine as well as of the kernel.
     Replaces ``path`` unconditionally: callers decide whether they may (the store checks that
-    the file is the annotator's own).
+    the file is the annotator's own, and holds the file's lock, :func:`lock_path`, while it
+    reads and writes). Text cells a spreadsheet would run as a formula get a leading ``'``
+    (:func:`sgr_kit.output.sheet_cell`; :func:`load_labels` reads them back as given).
     """
     out = Path(path)
     text = _label_text(rows)
@@ -85,6 +111,18 @@ def write_label_file(rows: Iterable[dict], path: str | os.PathLike) -> Path:
     finally:
         os.close(folder)
     return out
+
+
+def lock_path(path: str | os.PathLike) -> Path:
+    """The lock file of the label file ``path``: ``.<name>.lock`` beside it.
+
+    Examples
+    --------
+    >>> lock_path("labels/ann.csv").as_posix()
+    'labels/.ann.csv.lock'
+    """
+    path = Path(path)
+    return path.with_name(f".{path.name}.lock")
 
 
 def _key(system: object, task_id: object, repeat: object) -> Key:
@@ -135,6 +173,10 @@ class LabelStore:
         The annotator's name, written in every row. Not empty, no ``|``, not ``all``.
     clock : callable, optional
         Returns the ``labelled_at`` text (default: UTC now, ISO 8601 to the second).
+    answers : DataFrame, path or iterable of (system, task_id, repeat), optional
+        The answers that may be labelled: the annotation sheet (a DataFrame or its CSV path)
+        or a scores table (:func:`sgr_kit.annotate.known.known_answers`). Given, a label of
+        any other answer is refused. Not given, any answer is accepted.
 
     Raises
     ------
@@ -161,27 +203,51 @@ class LabelStore:
     sgr_kit.errors.SgrKitError: label file .../ann.csv holds labels of 'ann', not of 'bob'; ...
     """
 
-    def __init__(self, path: str | os.PathLike, annotator: str, *, clock: Callable[[], str] | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        annotator: str,
+        *,
+        clock: Callable[[], str] | None = None,
+        answers: Answers | None = None,
+    ) -> None:
         self.path = Path(path)
         self.annotator = _check_annotator(annotator)
         self._clock = clock or _now
+        self._known: KnownAnswers | None = known_answers(answers) if answers is not None else None
         if self.path.is_dir():
             raise SgrKitError(f"label file {self.path} is a folder; expected a .csv file name")
         if self.path.suffix.lower() != ".csv":
             raise SgrKitError(f"label file {self.path}: expected a file name ending in .csv")
         self._rows: dict[Key, dict] = {}
-        if self.path.exists():
+        self._stamp: tuple | None = None
+        if self.path.exists():  # a file is replaced whole (os.replace): reading needs no lock
             self._read()
         else:
-            write_label_file([], self.path)
-            self._stamp = self._stat()
+            with self._locked():
+                if self.path.exists():  # created by another writer meanwhile
+                    self._read()
+                else:
+                    self._write({})
 
-    def _stat(self) -> tuple[int, int] | None:
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Hold the label file's lock (:func:`lock_path`) for one read-modify-write."""
+        lock = FileLock(lock_path(self.path), timeout=LOCK_TIMEOUT)
         try:
-            info = self.path.stat()
-        except FileNotFoundError:
-            return None
-        return (info.st_mtime_ns, info.st_size)
+            lock.acquire()
+        except Timeout:
+            raise SgrKitError(
+                f"label file {self.path}: another writer has held its lock {lock_path(self.path)} for "
+                f"{LOCK_TIMEOUT:.0f} s; close the other notebook or tab writing this file, then label again"
+            ) from None
+        except OSError as exc:
+            raise SgrKitError(f"label file {self.path}: cannot create its lock file {lock_path(self.path)} "
+                              f"({exc.strerror or exc})") from None
+        try:
+            yield
+        finally:
+            lock.release()
 
     def _read(self) -> None:
         rows = read_label_rows(self.path)
@@ -194,38 +260,69 @@ class LabelStore:
         self._rows = {(r["system"], r["task_id"], r["repeat"]): {c: r[c] for c in LABEL_COLUMNS} for r in rows}
         self._stamp = self._stat()
 
-    def _refresh(self) -> None:
-        if self._stat() != self._stamp and self.path.exists():
+    def _stat(self) -> tuple | None:
+        """What identifies the file's present version: every write replaces it by a new file."""
+        try:
+            info = self.path.stat()
+        except FileNotFoundError:
+            return None
+        return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+    def _reread(self) -> None:
+        """The file as it is now (another writer may have changed it); called under the lock.
+
+        Under the lock no one else writes, so a file whose identity (device, inode, size,
+        times) is the one this store last read or wrote is that same version: no need to read it.
+        """
+        stamp = self._stat()
+        if stamp is not None and stamp != self._stamp:  # (removed meanwhile: written back with the change)
             self._read()
+
+    def _write(self, rows: dict[Key, dict]) -> None:
+        write_label_file(rows.values(), self.path)
+        self._rows = rows
+        self._stamp = self._stat()
 
     def set(self, system: str, task_id: str, repeat: int, label: str, note: str = "") -> None:
         """Label one answer (replacing an earlier label of it) and write the whole file at once.
 
         ``label`` is a code of :data:`ANNOTATION_LABELS` or the paper's name of one; ``note``
-        is free text (line breaks become spaces).
+        is free text (line breaks become spaces). Under the file's lock the file is read
+        again first, so labels another writer added meanwhile are kept.
+
+        Raises
+        ------
+        SgrKitError
+            For an unknown label, or (when the store was given ``answers``) an answer whose
+            system, task or repeat is not among them.
         """
         code = label_code(label)
         if code is None:
             raise SgrKitError(f"label {label!r}: expected one of {', '.join(ANNOTATION_LABELS)} "
                               f"(or the paper's names, e.g. {ERROR_LABELS['scope_drift']!r})")
         key = _key(system, task_id, repeat)
-        self._refresh()
-        rows = dict(self._rows)
-        rows[key] = {"system": key[0], "task_id": key[1], "repeat": key[2], "annotator": self.annotator,
-                     "label": code, "note": " ".join(str(note or "").split()), "labelled_at": self._clock()}
-        write_label_file(rows.values(), self.path)
-        self._rows = rows
-        self._stamp = self._stat()
+        if self._known is not None:
+            self._known.check(key)
+        row = {"system": key[0], "task_id": key[1], "repeat": key[2], "annotator": self.annotator,
+               "label": code, "note": " ".join(str(note or "").split()), "labelled_at": self._clock()}
+        with self._locked():
+            self._reread()
+            rows = dict(self._rows)
+            rows[key] = row
+            self._write(rows)
 
     def remove(self, system: str, task_id: str, repeat: int) -> None:
         """Take back the label of one answer (no error when it has none) and write the file."""
         key = _key(system, task_id, repeat)
-        self._refresh()
-        if key in self._rows:
-            rows = {k: v for k, v in self._rows.items() if k != key}
-            write_label_file(rows.values(), self.path)
-            self._rows = rows
-            self._stamp = self._stat()
+        with self._locked():
+            self._reread()
+            if key in self._rows:
+                self._write({k: v for k, v in self._rows.items() if k != key})
+
+    def refresh(self) -> None:
+        """Read the file again (labels written meanwhile by another tab or process of this annotator)."""
+        with self._locked():
+            self._reread()
 
     def get(self, system: str, task_id: str, repeat: int) -> dict | None:
         """The row of one answer (a dict of :data:`LABEL_COLUMNS`), or None when unlabelled."""
@@ -240,6 +337,10 @@ class LabelStore:
 
     def __repr__(self) -> str:
         return f"LabelStore({str(self.path)!r}, annotator={self.annotator!r}, {len(self)} labels)"
+
+    def label_notes(self) -> dict[Key, tuple[str, str]]:
+        """``{(system, task_id, repeat): (label, note)}`` of every label, as last read or written (no table built)."""
+        return {key: (row["label"], row["note"]) for key, row in self._rows.items()}
 
     @property
     def labels(self) -> pd.DataFrame:

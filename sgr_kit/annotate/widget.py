@@ -30,6 +30,7 @@ from sgr_kit.explore.render import CSS as EXPLORER_CSS
 from sgr_kit.explore.render import banner_html, text_html
 from sgr_kit.explore.sources import AnswerSource
 from sgr_kit.schema import check_profile, is_synthetic
+from sgr_kit.text import visible
 
 from sgr_kit.load.labels import load_sheet
 
@@ -164,11 +165,13 @@ class Annotator:
         frame = _sheet(sheet)
         self._source = AnswerSource(scores, cells, tasks=tasks, runs=runs, profile=profile)
         keys = list(zip(frame["system"], frame["task_id"], frame["repeat"].astype(int)))
-        absent = [k for k in keys if self._source.position(k) is None]
+        absent = [(i, k) for i, k in enumerate(keys) if self._source.position(k) is None]
         if absent:
+            listed = "\n  ".join(f"row {i + 1}: answer (system {visible(k[0])!r}, task {visible(k[1])!r}, "
+                                  f"repeat {k[2]})" for i, k in absent)
             raise SgrKitError(
-                f"annotation sheet: {len(absent)} answer(s) are not in the scores table, e.g. {absent[0]!r}; "
-                "draw the sheet from the same scores"
+                f"annotation sheet: {len(absent)} answer(s) are not in the scores table; draw the sheet from the "
+                f"same scores:\n  {listed}"
             )
         if self.blind:
             keys = [keys[i] for i in np.random.default_rng(self.seed).permutation(len(keys))]
@@ -187,7 +190,8 @@ class Annotator:
         self._reach = _reach_rows(reach)
         scored = self._source.scores
         self.synthetic = is_synthetic(scored) if synthetic is None else bool(synthetic)
-        self._store = LabelStore(labels_path, annotator)  # checks the name and the file; creates it when absent
+        # checks the name and the file (creates it when absent); refuses answers not in the sheet
+        self._store = LabelStore(labels_path, annotator, answers=keys)
         self.annotator, self.labels_path = self._store.annotator, self._store.path
         self.labels: dict[tuple, tuple[str, str]] = {}
         self._read_labels()
@@ -201,12 +205,7 @@ class Annotator:
 
     # ---------------------------------------------------------------- labels
     def _read_labels(self) -> None:
-        table = self._store.labels
-        self.labels = {
-            (s, t, int(r)): (label, "" if note is None or note != note else str(note))
-            for s, t, r, label, note in zip(table["system"], table["task_id"], table["repeat"], table["label"],
-                                            table["note"])
-        }  # fmt: skip
+        self.labels = self._store.label_notes()
 
     def first_unlabelled(self, start: int = 0) -> int | None:
         """The first answer without a label from ``start`` on (then from the beginning); None when all are."""
@@ -238,7 +237,7 @@ class Annotator:
         text = self._note.value if note is None else note
         system, task_id, repeat = self.current
         self._store.set(system, task_id, repeat, label, note=text)
-        self.labels[self.current] = (label, self._store.get(system, task_id, repeat)["note"])
+        self._read_labels()  # with the labels another tab of this annotator wrote meanwhile
         saved = (f'<span class="sgr-saved">✓ saved {html.escape(LABEL_NAMES[label])} for answer {self.position + 1} '
                  f"to {text_html(str(self.labels_path), limit=200)}</span>")
         if self.advance and self.position < len(self.order) - 1:

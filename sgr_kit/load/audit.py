@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import SgrKitError, where
+from ..output import sheet_value
 from ..schema import AUDIT_LABELS, AUDIT_TABLE_COLUMNS, ERROR_LABELS, NOT_ANALYZABLE, TEXT_DTYPE
 from .labels import label_code
 
@@ -46,7 +47,7 @@ def _read_rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
             rows = []
             for row in reader:
                 if any(cell.strip() for cell in row):
-                    rows.append((reader.line_num, row))
+                    rows.append((reader.line_num, [sheet_value(cell) for cell in row]))
     except UnicodeDecodeError as exc:
         raise SgrKitError(f"audit file {path}: expected UTF-8 text, found undecodable bytes ({exc.reason})") from None
     except csv.Error as exc:
@@ -179,28 +180,34 @@ def _join_scores(audit: pd.DataFrame, scores: pd.DataFrame, path: Path) -> pd.Da
     tasks = scores.drop_duplicates("task_id").set_index("task_id")
     systems = set(scores["system"].astype(str))
     answered = set(zip(scores["system"].astype(str), scores["task_id"].astype(str)))
+    problems = []
     for rec in audit.itertuples(index=False):
         here = where(path, rec.line)
         if rec.task_id not in tasks.index:
-            raise SgrKitError(
+            problems.append(
                 f"{here}, column 'task_id': unknown task id {rec.task_id!r}: the scores table has no such task "
                 f"({len(tasks)} tasks, e.g. {', '.join(map(repr, tasks.index[:3]))})"
             )
-        if rec.system not in systems:
-            raise SgrKitError(
+        elif rec.system not in systems:
+            problems.append(
                 f"{here}, column 'system': unknown system {rec.system!r}: the scores table has "
                 f"{', '.join(map(repr, sorted(systems)))}"
             )
-        if (rec.system, rec.task_id) not in answered:
-            raise SgrKitError(f"{here}: the scores table has no answer of {rec.system!r} to task {rec.task_id!r}")
+        elif (rec.system, rec.task_id) not in answered:
+            problems.append(f"{here}: the scores table has no answer of {rec.system!r} to task {rec.task_id!r}")
         for column in ("base_id", "family"):
             given = getattr(rec, column)
             known = tasks[column].get(rec.task_id) if column in tasks.columns else None
-            if given is not None and known is not None and pd.notna(known) and given != known:
-                raise SgrKitError(
+            if given is not None and pd.notna(given) and known is not None and pd.notna(known) and given != known:
+                problems.append(
                     f"{here}, column {column!r}: {given!r} disagrees with the scores table, "
                     f"which gives {known!r} for task {rec.task_id!r}"
                 )
+    if len(problems) == 1:
+        raise SgrKitError(problems[0])
+    if problems:
+        raise SgrKitError(f"audit file {path}: {len(problems)} rows disagree with the scores table:\n  "
+                          + "\n  ".join(problems))
     out = audit.copy()
     for column in ("base_id", "family", "synthetic"):
         if column in tasks.columns:

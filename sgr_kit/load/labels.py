@@ -11,6 +11,9 @@ labels an answer (``system, task_id, repeat``) at most once.
 An **annotation sheet** (``sgr-kit sample``) lists the answers to label:
 ``system, task_id, repeat`` and optionally ``slot, family, variant``.
 
+Text cells written with a leading ``'`` so that spreadsheets do not run them as formulas
+(:func:`sgr_kit.output.sheet_cell`) are read back as they were given.
+
 The audit file the report reads (``system, task_id, label``) is another format, read by
 :func:`sgr_kit.load.load_audit`; a label file with one repeat per (system, task) is also a
 valid audit file.
@@ -25,6 +28,7 @@ from typing import Iterable
 import pandas as pd
 
 from ..errors import SgrKitError, where
+from ..output import sheet_value
 from ..schema import ANNOTATION_LABELS, ERROR_LABELS, LABEL_COLUMNS, NOT_ANALYZABLE, TEXT_DTYPE
 
 __all__ = ["LABEL_REQUIRED", "SHEET_REQUIRED", "label_code", "load_labels", "load_sheet", "read_label_rows"]
@@ -63,7 +67,8 @@ def _csv_rows(path: Path, what: str) -> tuple[list[str], list[tuple[int, list[st
         with path.open(newline="", encoding="utf-8-sig") as handle:
             reader = csv.reader(handle)
             header = [h.strip() for h in next(reader, [])]
-            rows = [(reader.line_num, row) for row in reader if any(cell.strip() for cell in row)]
+            rows = [(reader.line_num, [sheet_value(cell) for cell in row]) for row in reader
+                    if any(cell.strip() for cell in row)]
     except UnicodeDecodeError as exc:
         raise SgrKitError(f"{what} {path}: expected UTF-8 text, found undecodable bytes ({exc.reason})") from None
     except csv.Error as exc:

@@ -1,55 +1,127 @@
-"""Hosts of URLs and the website of a task.
+"""Hosts of URLs and the website of a task, read as a browser reads them.
 
 A task's *site* is the set of hosts of its ``start_url`` and of every URL in its
-``all_involved_urls`` (the release's fields, kept on :class:`~sgr_kit.types.Task`). A URL is
-*on the site* when its host, normalised by :func:`host_of` (lower case, no ``www.``, no port,
-no user), is one of the site's hosts **or a subdomain of one** (``export.arxiv.org`` is on
-``arxiv.org``). Subdomains count because agents use a site's API and mirror hosts
-(``api.census.gov`` for ``census.gov``); a different registered domain never counts.
+``all_involved_urls`` (the release's fields, kept on :class:`~sgr_kit.types.Task`).
+
+**Hosts.** :func:`host_of` parses a URL by the WHATWG URL Standard, the rules browsers
+follow (the ``ada-url`` library, the parser of Node.js): in ``http`` and ``https`` URLs a
+backslash is a slash (``https://evil.example\\@arxiv.org/`` goes to ``evil.example``), the
+host is percent-decoded (``arxiv%2Eorg``), mapped by IDNA/UTS #46 (full-width letters and
+the dots ``。．｡`` become ASCII; Unicode names become their punycode ``xn--`` form, so both
+spellings of a name are one host) and lower-cased; IPv4 numbers are written in dotted
+decimal. Only ``http`` and ``https`` URLs have a host here: ``javascript:``, ``ftp:``,
+``file:``, ``data:`` and other schemes reach no website. The port, the user and a final
+dot are dropped, and so is a leading ``www.`` unless what follows it is a public suffix
+(``www.gov.uk`` stays ``www.gov.uk``).
+
+**Sites.** A URL is *on the site* when its host and one of the site's hosts are the same
+site as browsers define it: the same *registrable domain* (the public suffix, from the
+Public Suffix List, plus one label). ``export.arxiv.org`` and ``arxiv.org`` are one site,
+as are ``api.census.gov`` and ``www.census.gov``; ``notarxiv.org`` is not ``arxiv.org``, and
+``hmrc.gov.uk`` is not ``www.gov.uk`` (``gov.uk`` is a public suffix, so each name under it is
+a site of its own). Hosts without a registrable domain (IP addresses, ``localhost``, a
+public suffix itself) are on the site only when equal. The list is the snapshot bundled
+with the ``publicsuffixlist`` library (nothing is fetched at run time); its private section
+counts too, as in browsers (``a.github.io`` and ``b.github.io`` are different sites).
 """
 
 from __future__ import annotations
 
+import functools
+import ipaddress
 import json
 import re
 from typing import Any, Iterable
-from urllib.parse import urlsplit
+
+from ada_url import URL
 
 from ..errors import SgrKitError
 from ..types import Task
 
-__all__ = ["host_of", "url_list", "task_sites", "on_site", "first_url"]
+__all__ = ["host_of", "url_list", "task_sites", "on_site", "first_url", "registrable_domain"]
 
 _URL = re.compile(r"https?://[^\s\"'<>|\\^`{}]+", re.IGNORECASE)
-_BARE_HOST = re.compile(r"^[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?(/|$)", re.IGNORECASE)
+#: A scheme-less web address: a host name with at least one dot (any of the dots IDNA maps
+#: to ``.``), an optional port, then a path, query, fragment or the end.
+_BARE_HOST = re.compile(r"^[\w%-]+([.\u3002\uff0e\uff61][\w%-]+)+(:\d+)?([/?#]|$)")
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
+_WEB = ("http:", "https:")
 
 
-def host_of(url: str) -> str:
-    """The normalised host of ``url``: lower case, without ``www.``, port or user; ``""`` for no URL.
+@functools.lru_cache(maxsize=1)
+def _suffixes():
+    from publicsuffixlist import PublicSuffixList
 
-    A URL without a scheme whose first part looks like a host name (``arxiv.org/abs/1``) is
-    read as a web address; anything else (a file path, a bare word) has no host.
+    return PublicSuffixList()  # the bundled snapshot of the Public Suffix List; never fetched
+
+
+def _is_ip(host: str) -> bool:
+    if host.startswith("["):
+        return True
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=65536)
+def registrable_domain(host: str) -> str:
+    """The registrable domain of a normalised ``host`` (public suffix plus one label), or ``""``.
+
+    ``""`` for an IP address, a single label, or a public suffix itself.
 
     Examples
     --------
-    >>> host_of("https://WWW.ArXiv.org:443/search/advanced?x=1")
-    'arxiv.org'
+    >>> registrable_domain("export.arxiv.org"), registrable_domain("www.gov.uk"), registrable_domain("gov.uk")
+    ('arxiv.org', 'www.gov.uk', '')
+    >>> registrable_domain("192.168.0.1"), registrable_domain("a.github.io")
+    ('', 'a.github.io')
+    """
+    if not host or _is_ip(host):
+        return ""
+    return _suffixes().privatesuffix(host) or ""
+
+
+def _host(text: str) -> str:
+    if "://" not in text and _BARE_HOST.match(text):
+        text = "http://" + text
+    elif not _SCHEME.match(text):
+        return ""  # a path or a word: no web address
+    try:
+        url = URL(text)
+    except ValueError:  # not a URL by the WHATWG rules (e.g. an invalid IPv6 literal)
+        return ""
+    if url.protocol not in _WEB:
+        return ""
+    host = url.hostname.rstrip(".")
+    if host.startswith("www.") and registrable_domain(host[4:]):
+        host = host[4:]
+    return host
+
+
+def host_of(url: str) -> str:
+    """The host of ``url`` as a browser reads it, normalised; ``""`` for no ``http(s)`` URL.
+
+    Parsed by the WHATWG URL rules (see the module docstring): lower case, IDNA (punycode),
+    percent-decoded, without port, user, final dot or a ``www.`` before a registrable name.
+    A URL without a scheme whose first part looks like a host name (``arxiv.org/abs/1``) is
+    read as a web address; anything else (a file path, a bare word, another scheme) has no host.
+
+    Examples
+    --------
+    >>> host_of("https://WWW.ArXiv.org:443/search/advanced?x=1"), host_of("https://evil.example\\\\@arxiv.org/")
+    ('arxiv.org', 'evil.example')
+    >>> host_of("https://arxiv\u3002org/abs"), host_of("https://arxiv%2Eorg/"), host_of("https://www.gov.uk/x")
+    ('arxiv.org', 'arxiv.org', 'www.gov.uk')
+    >>> host_of("javascript://arxiv.org/%0aalert(1)"), host_of("ftp://arxiv.org/"), host_of("file://arxiv.org/")
+    ('', '', '')
     >>> host_of("export.arxiv.org/api/query"), host_of("notes/a.txt"), host_of("")
     ('export.arxiv.org', '', '')
     """
     if not isinstance(url, str) or not url.strip():
         return ""
-    text = url.strip()
-    if "://" not in text:
-        if not _BARE_HOST.match(text):
-            return ""
-        text = "//" + text
-    try:
-        host = urlsplit(text).hostname or ""
-    except ValueError:  # e.g. an invalid IPv6 literal
-        return ""
-    host = host.rstrip(".").lower()
-    return host[4:] if host.startswith("www.") else host
+    return _host(url.strip())
 
 
 def first_url(value: Any) -> str:
@@ -116,16 +188,22 @@ def task_sites(task: Task) -> tuple[str, ...]:
 
 
 def on_site(host: str, sites: Iterable[str]) -> bool:
-    """True when ``host`` (normalised) is one of ``sites`` or a subdomain of one.
+    """True when ``host`` (normalised by :func:`host_of`) is the same site as one of ``sites``.
+
+    The same site: equal, or the same registrable domain (:func:`registrable_domain`; see
+    the module docstring).
 
     Examples
     --------
     >>> on_site("api.census.gov", ["census.gov"]), on_site("notcensus.gov", ["census.gov"])
     (True, False)
+    >>> on_site("hmrc.gov.uk", ["www.gov.uk"]), on_site("www.gov.uk", ["www.gov.uk"])
+    (False, True)
     """
     if not host:
         return False
-    return any(host == s or host.endswith("." + s) for s in sites)
+    domain = registrable_domain(host)
+    return any(host == s or (domain and domain == registrable_domain(s)) for s in sites)
 
 
 def check_sites(task_id: str, sites: tuple[str, ...]) -> tuple[str, ...]:
