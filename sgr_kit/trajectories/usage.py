@@ -1,0 +1,192 @@
+"""What each run spent and did, one row per trajectory; which tools were classified how.
+
+- :func:`trajectory_usage`: steps, tool calls by kind, tokens, cost and seconds per trajectory,
+  as the agent itself reports them (Claude Code's ``result`` line) or else summed over its model
+  calls when every call reported them; unknown is missing, never 0;
+- :func:`tool_kind_sources`: every tool with its kind, what decided it (the user's tool kinds,
+  the table of known tools, or the name rule alone) and how often it was called, so a user can
+  check the name rule and correct it with a tool-kinds file;
+- :func:`read_tool_kinds`: that file (CSV or YAML, ``tool,kind``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from ..errors import SgrKitError
+from ..schema import TOOL_KINDS
+from .read import iter_trajectories
+
+__all__ = ["USAGE_COLUMNS", "TOOL_KIND_COLUMNS", "trajectory_usage", "tool_kind_sources", "read_tool_kinds"]
+
+#: Columns of :func:`trajectory_usage`, in order.
+USAGE_COLUMNS: tuple[str, ...] = (
+    "system", "task_id", "repeat", "format", "steps", "tool_calls", "searches", "fetches", "pdfs", "other_tools",
+    "input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "seconds",
+)  # fmt: skip
+#: Columns of :func:`tool_kind_sources`, in order.
+TOOL_KIND_COLUMNS: tuple[str, ...] = ("tool", "kind", "decided_by", "calls")
+
+_TOKEN_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")
+
+
+def read_tool_kinds(source: Any) -> dict[str, str]:
+    """Tool names and their kinds from a dict, or a CSV (``tool,kind``) or YAML (``tool: kind``) file.
+
+    A kind is one of :data:`sgr_kit.schema.TOOL_KINDS` (``search``, ``fetch``, ``pdf``, ``tool``).
+    A name may be written whole (``mcp__serper__google_search``) or bare (``google_search``).
+
+    Examples
+    --------
+    >>> read_tool_kinds({"search_direct_flight": "tool"})
+    {'search_direct_flight': 'tool'}
+    >>> read_tool_kinds({"x": "web"})
+    Traceback (most recent call last):
+    ...
+    sgr_kit.errors.SgrKitError: tool kinds: tool 'x': kind must be one of search, fetch, pdf, tool; found 'web'
+    """
+    where = "tool kinds"
+    if isinstance(source, Mapping):
+        pairs = list(source.items())
+    elif isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        where = str(path)
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SgrKitError(f"{path}: the tool kinds file cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+        if path.suffix.lower() in (".yaml", ".yml"):
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                raise SgrKitError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+            if not isinstance(data, dict):
+                raise SgrKitError(f"{path}: expected a mapping of tool names to kinds; found {type(data).__name__}")
+            pairs = list(data.items())
+        else:
+            rows = list(csv.reader(io.StringIO(text)))
+            if rows and [c.strip().lower() for c in rows[0][:2]] == ["tool", "kind"]:
+                rows = rows[1:]
+            pairs = []
+            for n, row in enumerate(rows, start=2 if text.lower().startswith("tool") else 1):
+                if not row or not "".join(row).strip():
+                    continue
+                if len(row) != 2:
+                    raise SgrKitError(f"{path}:{n}: expected two columns tool,kind; found {len(row)}")
+                pairs.append((row[0].strip(), row[1].strip()))
+    else:
+        raise SgrKitError(f"tool kinds: expected a file (CSV or YAML) or a mapping; found {type(source).__name__}")
+    out: dict[str, str] = {}
+    for name, kind in pairs:
+        if not isinstance(name, str) or not name.strip():
+            raise SgrKitError(f"{where}: a tool name must be text; found {name!r:.60}")
+        if kind not in TOOL_KINDS:
+            raise SgrKitError(f"{where}: tool {name!r}: kind must be one of {', '.join(TOOL_KINDS)}; found {kind!r:.60}")
+        out[name.strip()] = kind
+    return out
+
+
+def _total(tr, key: str) -> Any:
+    if tr.totals is not None and tr.totals.get(key) is not None:
+        return tr.totals[key]
+    if key in _TOKEN_KEYS and tr.calls_totals is not None:
+        return tr.calls_totals.get(key)
+    if key == "seconds":
+        times = [s.t for s in tr.steps if s.t == s.t]
+        return max(times) if times else None
+    return None
+
+
+def trajectory_usage(path: Any, *, format: str | None = None, tool_kinds: Any = None) -> pd.DataFrame:
+    """One row per trajectory: what it did and what it spent, as the agent reports it.
+
+    Parameters
+    ----------
+    path : path or list of paths
+        Trajectories (:func:`~sgr_kit.trajectories.load_trajectories`).
+    format : str, optional
+        Read every file as this format (a name of :data:`~sgr_kit.trajectories.read.FORMATS`).
+    tool_kinds : mapping, path or None
+        Tool names and their kinds, taken first (:func:`read_tool_kinds`).
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`USAGE_COLUMNS`: ``format`` (what the file was read as), ``steps``,
+        ``tool_calls`` and their split into ``searches``, ``fetches``, ``pdfs`` and
+        ``other_tools``; ``input_tokens`` (every prompt token, cached ones included),
+        ``cached_input_tokens``, ``output_tokens`` (reasoning included), ``reasoning_tokens``,
+        ``cost_usd`` and ``seconds`` (the run's duration). Each is the agent's own total where it
+        reports one (Claude Code's ``result`` line), else the sum over the run's model calls when
+        every call reported it, else missing (<NA>, NaN), never 0. ``seconds`` without a
+        reported duration is the time of the last timed step since the first.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "trajectories.jsonl"
+    >>> _ = path.write_text('{"system": "s", "task_id": "t_001", "steps": [{"kind": "search", "query": "q", '
+    ...                     '"input_tokens": 900, "output_tokens": 40}, {"kind": "answer", "text": "a|1"}]}\\n')
+    >>> trajectory_usage(path)[["steps", "searches", "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd"]]
+       steps  searches  input_tokens  output_tokens  reasoning_tokens  cost_usd
+    0      2         1           900             40              <NA>       NaN
+    """
+    rows = []
+    for tr in iter_trajectories(path, format=format, tool_kinds=tool_kinds):
+        kinds = Counter(s.kind for s in tr.steps)
+        calls = sum(kinds[k] for k in TOOL_KINDS)
+        rows.append((tr.system, tr.task_id, tr.repeat, tr.format, len(tr.steps), calls, kinds["search"],
+                     kinds["fetch"], kinds["pdf"], kinds["tool"], *(_total(tr, k) for k in _TOKEN_KEYS),
+                     _total(tr, "cost_usd"), _total(tr, "seconds")))  # fmt: skip
+    frame = pd.DataFrame(rows, columns=list(USAGE_COLUMNS))
+    for col in ("system", "task_id", "format"):
+        frame[col] = frame[col].astype(object)
+    for col in ("repeat", "steps", "tool_calls", "searches", "fetches", "pdfs", "other_tools"):
+        frame[col] = frame[col].astype("int64")
+    for col in _TOKEN_KEYS:
+        frame[col] = pd.array([pd.NA if v is None else v for v in frame[col]], dtype="Int64")
+    for col in ("cost_usd", "seconds"):
+        frame[col] = np.array([np.nan if v is None else float(v) for v in frame[col]], dtype="float64")
+    return frame
+
+
+def tool_kind_sources(path: Any, *, format: str | None = None, tool_kinds: Any = None) -> pd.DataFrame:
+    """Every tool called in the trajectories: its kind, what decided it, and how many calls.
+
+    ``decided_by`` is ``user`` (the ``tool_kinds`` given), ``known`` (the table of known tools,
+    :data:`~sgr_kit.trajectories.steps.KNOWN_TOOLS`) or ``name`` (the name rule alone: check
+    these, and correct them with a tool-kinds file). A tool whose calls became different kinds
+    (a fetch without a URL is a ``tool`` call) has one row per kind. Sorted by ``decided_by``
+    (the name rule first), then by calls.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
+    >>> _ = path.write_text('{"system": "s", "task_id": "t", "messages": [{"role": "assistant", "tool_calls": ['
+    ...     '{"id": "1", "function": {"name": "search_direct_flight", "arguments": "{\\\\"origin\\\\": \\\\"SFO\\\\"}"}}, '
+    ...     '{"id": "2", "function": {"name": "Bash", "arguments": "{}"}}]}]}\\n')
+    >>> tool_kind_sources(path)
+                       tool  kind decided_by  calls
+    0  search_direct_flight  tool       name      1
+    1                  Bash  tool      known      1
+    """
+    counts: Counter = Counter()
+    for tr in iter_trajectories(path, format=format, tool_kinds=tool_kinds):
+        for s in tr.steps:
+            if s.decided_by:
+                counts[(s.tool, s.kind, s.decided_by)] += 1
+    order = {"name": 0, "user": 1, "known": 2}
+    rows = sorted(((t, k, b, n) for (t, k, b), n in counts.items()), key=lambda r: (order.get(r[2], 3), -r[3], r[0]))
+    frame = pd.DataFrame(rows, columns=list(TOOL_KIND_COLUMNS))
+    frame["calls"] = frame["calls"].astype("int64")
+    return frame
