@@ -50,7 +50,7 @@ import pandas as pd
 from ..errors import SgrKitError, where
 from ..schema import STEP_COLUMNS
 from .agents import RESPONSES_TYPES, ChatReader, ClaudeCodeReader, ClaudeSessionReader, ResponsesReader
-from .steps import Step, Trajectory, native_step, using_tool_kinds
+from .steps import Step, Trajectory, native_step, read_tool_kinds, using_tool_kinds
 
 __all__ = [
     "iter_trajectories", "load_trajectories", "trajectory_answers", "is_trajectory_source", "steps_frame",
@@ -97,14 +97,19 @@ _SESSION_TYPES = frozenset({"summary", "file-history-snapshot", "last-prompt", "
                             "queue-operation", "ai-title", "progress"})  # fmt: skip
 
 
+def _type(obj: dict) -> str:
+    kind = obj.get("type")
+    return kind if isinstance(kind, str) else ""
+
+
 def _is_session(obj: dict) -> bool:
-    return obj.get("type") in _SESSION_TYPES or ("parentUuid" in obj and obj.get("type") in _CLAUDE_TYPES)
+    return _type(obj) in _SESSION_TYPES or ("parentUuid" in obj and _type(obj) in _CLAUDE_TYPES)
 
 
 def _is_responses(obj: dict) -> bool:
     if obj.get("object") == "response":
         return True
-    kind = obj.get("type")
+    kind = _type(obj)
     if kind == "message":  # a Responses message item has typed content parts; a chat message has none
         return isinstance(obj.get("content"), list)
     return kind in RESPONSES_TYPES
@@ -658,7 +663,7 @@ def iter_trajectories(source: Any, *, format: str | None = None, tool_kinds: Any
         ``"claude-code"``) instead of telling it by its content.
     tool_kinds : mapping, path or None
         The kind (``search``, ``fetch``, ``pdf``, ``tool``) of tools by name, taken before the
-        known tools and the name rule (:func:`~sgr_kit.trajectories.usage.read_tool_kinds`).
+        known tools and the name rule (:func:`~sgr_kit.trajectories.steps.read_tool_kinds`).
     notes : callable, optional
         Called with each note (what a source was read as, what was skipped); by default notes
         are :class:`TrajectoryNote` warnings.
@@ -682,8 +687,6 @@ def iter_trajectories(source: Any, *, format: str | None = None, tool_kinds: Any
     >>> [(tr.system, tr.task_id, tr.repeat, tr.answer) for tr in iter_trajectories(path)]
     [('s', 't_001', 0, 'a|1')]
     """
-    from .usage import read_tool_kinds  # the tool-kinds file reader sits with the usage table
-
     forced = _format(format)
     kinds = read_tool_kinds(tool_kinds) if tool_kinds is not None else None
     sink = _Notes(notes)

@@ -18,18 +18,24 @@ keys are ignored. :func:`native_step` checks one; :func:`tool_step` turns an age
 from __future__ import annotations
 
 import contextvars
+import csv
+import io
 import math
 import numbers
+import os
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, NamedTuple
+from pathlib import Path
+from typing import Any, Mapping, NamedTuple
+
+import yaml
 
 from ..errors import SgrKitError
-from ..schema import STEP_KINDS
+from ..schema import STEP_KINDS, TOOL_KINDS
 from .hosts import first_url, host_of
 
 __all__ = [
     "EXCERPT_CHARS", "TOTAL_KEYS", "KNOWN_TOOLS", "Step", "Trajectory", "excerpt", "native_step", "tool_step",
-    "kind_of_tool", "classify_tool", "using_tool_kinds",
+    "kind_of_tool", "classify_tool", "using_tool_kinds", "read_tool_kinds",
 ]  # fmt: skip
 
 #: Step texts other than the final answer are cut to this many characters (the answer is kept whole).
@@ -222,6 +228,62 @@ def classify_tool(name: str, kinds: Mapping[str, str] | None = None) -> tuple[st
             if kind is not None:
                 return kind, by
     return _name_rule(name), "name"
+
+
+def read_tool_kinds(source: Any) -> dict[str, str]:
+    """Tool names and their kinds from a dict, or a CSV (``tool,kind``) or YAML (``tool: kind``) file.
+
+    A kind is one of :data:`sgr_kit.schema.TOOL_KINDS` (``search``, ``fetch``, ``pdf``, ``tool``).
+    A name may be written whole (``mcp__serper__google_search``) or bare (``google_search``).
+
+    Examples
+    --------
+    >>> read_tool_kinds({"search_direct_flight": "tool"})
+    {'search_direct_flight': 'tool'}
+    >>> read_tool_kinds({"x": "web"})
+    Traceback (most recent call last):
+    ...
+    sgr_kit.errors.SgrKitError: tool kinds: tool 'x': kind must be one of search, fetch, pdf, tool; found 'web'
+    """
+    where = "tool kinds"
+    if isinstance(source, Mapping):
+        pairs = list(source.items())
+    elif isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        where = str(path)
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SgrKitError(f"{path}: the tool kinds file cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+        if path.suffix.lower() in (".yaml", ".yml"):
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                raise SgrKitError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+            if not isinstance(data, dict):
+                raise SgrKitError(f"{path}: expected a mapping of tool names to kinds; found {type(data).__name__}")
+            pairs = list(data.items())
+        else:
+            rows = list(csv.reader(io.StringIO(text)))
+            if rows and [c.strip().lower() for c in rows[0][:2]] == ["tool", "kind"]:
+                rows = rows[1:]
+            pairs = []
+            for n, row in enumerate(rows, start=2 if text.lower().startswith("tool") else 1):
+                if not row or not "".join(row).strip():
+                    continue
+                if len(row) != 2:
+                    raise SgrKitError(f"{path}:{n}: expected two columns tool,kind; found {len(row)}")
+                pairs.append((row[0].strip(), row[1].strip()))
+    else:
+        raise SgrKitError(f"tool kinds: expected a file (CSV or YAML) or a mapping; found {type(source).__name__}")
+    out: dict[str, str] = {}
+    for name, kind in pairs:
+        if not isinstance(name, str) or not name.strip():
+            raise SgrKitError(f"{where}: a tool name must be text; found {name!r:.60}")
+        if kind not in TOOL_KINDS:
+            raise SgrKitError(f"{where}: tool {name!r}: kind must be one of {', '.join(TOOL_KINDS)}; found {kind!r:.60}")
+        out[name.strip()] = kind
+    return out
 
 
 def _first(args: dict, keys: tuple[str, ...]) -> str:

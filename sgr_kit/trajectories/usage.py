@@ -11,20 +11,15 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import os
 from collections import Counter
-from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
-
 from ..errors import SgrKitError
 from ..schema import TOOL_KINDS
 from .read import iter_trajectories
+from .steps import read_tool_kinds
 
 __all__ = ["USAGE_COLUMNS", "TOOL_KIND_COLUMNS", "trajectory_usage", "tool_kind_sources", "read_tool_kinds"]
 
@@ -37,62 +32,6 @@ USAGE_COLUMNS: tuple[str, ...] = (
 TOOL_KIND_COLUMNS: tuple[str, ...] = ("tool", "kind", "decided_by", "calls")
 
 _TOKEN_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")
-
-
-def read_tool_kinds(source: Any) -> dict[str, str]:
-    """Tool names and their kinds from a dict, or a CSV (``tool,kind``) or YAML (``tool: kind``) file.
-
-    A kind is one of :data:`sgr_kit.schema.TOOL_KINDS` (``search``, ``fetch``, ``pdf``, ``tool``).
-    A name may be written whole (``mcp__serper__google_search``) or bare (``google_search``).
-
-    Examples
-    --------
-    >>> read_tool_kinds({"search_direct_flight": "tool"})
-    {'search_direct_flight': 'tool'}
-    >>> read_tool_kinds({"x": "web"})
-    Traceback (most recent call last):
-    ...
-    sgr_kit.errors.SgrKitError: tool kinds: tool 'x': kind must be one of search, fetch, pdf, tool; found 'web'
-    """
-    where = "tool kinds"
-    if isinstance(source, Mapping):
-        pairs = list(source.items())
-    elif isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        where = str(path)
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SgrKitError(f"{path}: the tool kinds file cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
-        if path.suffix.lower() in (".yaml", ".yml"):
-            try:
-                data = yaml.safe_load(text)
-            except yaml.YAMLError as exc:
-                raise SgrKitError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
-            if not isinstance(data, dict):
-                raise SgrKitError(f"{path}: expected a mapping of tool names to kinds; found {type(data).__name__}")
-            pairs = list(data.items())
-        else:
-            rows = list(csv.reader(io.StringIO(text)))
-            if rows and [c.strip().lower() for c in rows[0][:2]] == ["tool", "kind"]:
-                rows = rows[1:]
-            pairs = []
-            for n, row in enumerate(rows, start=2 if text.lower().startswith("tool") else 1):
-                if not row or not "".join(row).strip():
-                    continue
-                if len(row) != 2:
-                    raise SgrKitError(f"{path}:{n}: expected two columns tool,kind; found {len(row)}")
-                pairs.append((row[0].strip(), row[1].strip()))
-    else:
-        raise SgrKitError(f"tool kinds: expected a file (CSV or YAML) or a mapping; found {type(source).__name__}")
-    out: dict[str, str] = {}
-    for name, kind in pairs:
-        if not isinstance(name, str) or not name.strip():
-            raise SgrKitError(f"{where}: a tool name must be text; found {name!r:.60}")
-        if kind not in TOOL_KINDS:
-            raise SgrKitError(f"{where}: tool {name!r}: kind must be one of {', '.join(TOOL_KINDS)}; found {kind!r:.60}")
-        out[name.strip()] = kind
-    return out
 
 
 def _total(tr, key: str) -> Any:
