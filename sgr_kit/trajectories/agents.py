@@ -112,8 +112,9 @@ def _arguments(raw: Any, name: str, at: str) -> Any:
                           f"({exc.msg} at column {exc.colno}): {raw!r:.80}") from None  # fmt: skip
     except RecursionError:
         raise SgrKitError(f"{at}: the arguments of tool call {name!r:.60} are nested too deeply to read") from None
-    except ValueError as exc:  # an integer of more digits than Python converts
-        raise SgrKitError(f"{at}: the arguments of tool call {name!r:.60} cannot be read ({exc})"[:300]) from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise SgrKitError(f"{at}: the arguments of tool call {name!r:.60} cannot be read (an integer of more digits "
+                          "than Python converts)") from None
 
 
 def _usage_number(usage: dict, key: str, at: str) -> int | None:
@@ -196,26 +197,36 @@ class ClaudeCodeReader(_Base):
             raise SgrKitError(f"{at}: the result line's result must be text; found {type(text).__name__}")
         duration = number(obj.get("duration_ms"), what="duration_ms", loc=at)
         cost = number(obj.get("total_cost_usd"), what="total_cost_usd", loc=at)
-        used = _anthropic_usage(obj.get("usage"), at)
+        usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else None
+        used = _anthropic_usage(usage, at)
+        details = usage.get("output_tokens_details") if usage is not None else None
+        thinking = number(details.get("thinking_tokens"), what="usage.output_tokens_details.thinking_tokens", loc=at,
+                          integer=True) if isinstance(details, dict) else None  # fmt: skip
         models = obj.get("modelUsage") if isinstance(obj.get("modelUsage"), dict) else {}
         per_model = []
         for name, mu in models.items():
-            if isinstance(mu, dict):
-                where_ = f"{at}: modelUsage.{name}"
-                n = lambda k: number(mu.get(k), what=k, loc=where_, integer=True)  # noqa: E731
-                plain, read, written, out = n("inputTokens"), n("cacheReadInputTokens"), n("cacheCreationInputTokens"), n("outputTokens")
-                per_model.append((None if plain is None else plain + (read or 0) + (written or 0), read, out,
-                                  number(mu.get("costUSD"), what="costUSD", loc=where_)))
-        if per_model and (used is None or not any(used)):
-            # a run stopped early writes zeros in usage and the counts in modelUsage
+            if not isinstance(mu, dict):
+                continue
+            w = f"{at}: modelUsage.{str(name)[:60]}"
+            got = {k: number(mu.get(k), what=k, loc=w, integer=True) for k in (
+                "inputTokens", "cacheReadInputTokens", "cacheCreationInputTokens", "outputTokens", "thinkingTokens")}
+            plain = got["inputTokens"]
+            per_model.append((None if plain is None else plain + (got["cacheReadInputTokens"] or 0)
+                              + (got["cacheCreationInputTokens"] or 0), got["cacheReadInputTokens"],
+                              got["outputTokens"], got["thinkingTokens"],
+                              number(mu.get("costUSD"), what="costUSD", loc=w)))  # fmt: skip
+        if per_model and all(m[0] is not None and m[2] is not None for m in per_model):
+            # every model the run called (a sub-agent's or a helper model's too), as total_cost_usd counts them;
+            # the usage object holds the main model's alone
             used = (_sum_known([m[0] for m in per_model]), _sum_known([m[1] for m in per_model]),
                     _sum_known([m[2] for m in per_model]))
+            thinking = _sum_known([m[3] for m in per_model]) if any(m[3] is not None for m in per_model) else thinking
             if cost is None:
-                cost = _sum_known([m[3] for m in per_model])  # type: ignore[arg-type]
+                cost = _sum_known([m[4] for m in per_model])  # type: ignore[arg-type]
         model = ",".join(str(k) for k in models) if models else self.model
         self.totals = {
             "input_tokens": used[0] if used else None, "cached_input_tokens": used[1] if used else None,
-            "output_tokens": used[2] if used else None, "reasoning_tokens": None, "cost_usd": cost,
+            "output_tokens": used[2] if used else None, "reasoning_tokens": thinking, "cost_usd": cost,
             "seconds": duration / 1000 if duration is not None else None, "model": model,
         }
         if text is None:
@@ -402,8 +413,8 @@ class ResponsesReader(_Base):
     Items: ``function_call`` (``name``, ``arguments`` a JSON text, ``call_id``) and
     ``custom_tool_call`` (``input`` text) are tool-call steps; ``function_call_output``
     (``call_id``, ``output``) gives the text of the call it answers; ``web_search_call`` is a
-    ``search`` step by its ``action`` (``{"type": "search", "query"}``) or a ``fetch`` of its URL
-    (``open_page``, ``find_in_page``); a ``message`` with ``role: assistant`` and ``output_text``
+    ``search`` step by its ``action`` (``{"type": "search", "query", "queries"}``) or a ``fetch`` of
+    its URL (``open_page``; ``find``, called ``find_in_page`` by Codex); a ``message`` with ``role: assistant`` and ``output_text``
     parts is a ``message`` step, the last one (with no tool call after it) the ``answer``;
     ``reasoning`` items and input messages are no steps. A whole ``response`` object
     (``"object": "response"``) is one model call: its ``output`` items are read in order and its
@@ -455,7 +466,7 @@ class ResponsesReader(_Base):
         elif kind == "web_search_call":
             action = obj.get("action") if isinstance(obj.get("action"), dict) else {}
             atype = action.get("type")
-            if atype in ("open_page", "find_in_page") and isinstance(action.get("url"), str) and action["url"]:
+            if atype in ("open_page", "find", "find_in_page") and isinstance(action.get("url"), str) and action["url"]:
                 url = action["url"]
                 step = Step(kind="pdf" if url.lower().split("?", 1)[0].endswith(".pdf") else "fetch",
                             tool="web_search_call", url=url, host=host_of(url), t=t, decided_by="known")

@@ -251,8 +251,9 @@ def _parse(text: str, loc: str, notes: "_Notes | None" = None) -> Any:
     except RecursionError:
         raise SgrKitError(f"{loc}: JSON nested too deeply to read (more levels of lists or objects than Python's "
                           "recursion limit)") from None  # fmt: skip
-    except ValueError as exc:  # an integer of more digits than Python converts
-        raise SgrKitError(f"{loc}: a number cannot be read ({str(exc)[:120]})") from None
+    except ValueError:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+        raise SgrKitError(f"{loc}: a number cannot be read (an integer of more digits than Python converts; "
+                          "no count or time has that many)") from None
     if "\\u" in text.lower() or "\\U" in text:
         try:
             value, replaced = _valid_unicode(value)
@@ -297,7 +298,8 @@ def _one_answer(steps: list[Step], answer: str) -> list[Step]:
     return steps
 
 
-def _record(record: dict, loc: str, default: tuple[str, str, int] | None) -> Trajectory:
+def _record(record: dict, loc: str, default: tuple[str, str, int] | None,
+            kinds: Mapping[str, str] | None = None) -> Trajectory:
     if default is None:
         system = _name(record.get("system"), "system", loc)
         task_id = _name(record.get("task_id"), "task_id", loc)
@@ -308,7 +310,8 @@ def _record(record: dict, loc: str, default: tuple[str, str, int] | None) -> Tra
             given = record.get(key)
             if given is not None and str(given).strip()[:200] != str(value):
                 raise SgrKitError(f"{loc}: {key} is {given!r:.60} but the file's place in the folder says {value!r}")
-    steps, fmt, calls = _record_steps(record, loc)
+    with using_tool_kinds(kinds):
+        steps, fmt, calls = _record_steps(record, loc)
     return Trajectory(system, task_id, repeat, tuple(steps), loc, fmt, None, calls)
 
 
@@ -388,7 +391,8 @@ class _Notes:
                 warnings.warn(text, TrajectoryNote, stacklevel=4)
 
 
-def _records(path: Path, notes: _Notes, *, default: tuple[str, str, int] | None = None) -> Iterator[Trajectory]:
+def _records(path: Path, notes: _Notes, *, default: tuple[str, str, int] | None = None,
+             kinds: Mapping[str, str] | None = None) -> Iterator[Trajectory]:
     """The trajectories of a file of records: JSON lines, or one JSON document (a record or a list of them)."""
     lines = _lines(path)
     first = next(lines, None)
@@ -397,12 +401,12 @@ def _records(path: Path, notes: _Notes, *, default: tuple[str, str, int] | None 
     n, line = first
     if _is_document(line):
         lines.close()
-        yield from _document_records(path, notes, default)
+        yield from _document_records(path, notes, default, kinds)
         return
     notes.read_as("records")
     for n, line in _chain(first, lines):
         loc = where(path, n)
-        yield _record(_object(line, loc, notes), loc, default)
+        yield _record(_object(line, loc, notes), loc, default, kinds)
 
 
 def _chain(first: tuple[int, str], rest: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
@@ -418,8 +422,10 @@ def _is_document(line: str) -> bool:
     if head.startswith("{"):
         try:
             json.loads(head)
+        except json.JSONDecodeError as exc:
+            return exc.pos >= len(head.rstrip())  # the text ran out: an object spread over several lines
         except (ValueError, RecursionError):
-            return True  # an object spread over several lines
+            return False  # a line that cannot be read: its error names the line
     return False
 
 
@@ -440,7 +446,8 @@ def _document(path: Path, notes: _Notes) -> Any:
     return _parse(text, str(path), notes)
 
 
-def _document_records(path: Path, notes: _Notes, default: tuple[str, str, int] | None) -> Iterator[Trajectory]:
+def _document_records(path: Path, notes: _Notes, default: tuple[str, str, int] | None,
+                      kinds: Mapping[str, str] | None) -> Iterator[Trajectory]:
     doc = _document(path, notes)
     items = doc if isinstance(doc, list) else [doc]
     notes.read_as("records")
@@ -449,7 +456,7 @@ def _document_records(path: Path, notes: _Notes, default: tuple[str, str, int] |
         if not isinstance(record, dict):
             raise SgrKitError(f"{loc}: expected a trajectory record (an object with steps or messages); "
                               f"found {type(record).__name__}")  # fmt: skip
-        yield _record(record, loc, default)
+        yield _record(record, loc, default, kinds)
 
 
 def _feed(reader: Any, obj: dict, loc: str, kinds: Mapping[str, str] | None) -> None:
@@ -523,7 +530,7 @@ def _one_file(path: Path, place: tuple[str, str, int], notes: _Notes, forced: Tr
         notes.skip(path, where(path, m))
     if fmt.reader is None:  # records
         lines.close()
-        yield from _records(path, notes, default=place)
+        yield from _records(path, notes, default=place, kinds=kinds)
         return
     notes.read_as(fmt.name)
     reader = fmt.reader()
@@ -569,7 +576,7 @@ def _document_file(path: Path, place: tuple[str, str, int], notes: _Notes, force
             loc = f"{path}: record {i}" if isinstance(doc, list) else str(path)
             if not isinstance(record, dict):
                 raise SgrKitError(f"{loc}: expected a trajectory record; found {type(record).__name__}")
-            yield _record(record, loc, place)
+            yield _record(record, loc, place, kinds)
         return
     notes.read_as(fmt.name)
     reader = fmt.reader()
@@ -616,7 +623,7 @@ def _folder(root: Path, notes: _Notes, forced: TrajectoryFormat | None,
             continue
         if what == "file":
             if entry.suffix.lower() in (".jsonl", ".json"):
-                yield from _records(entry, notes)
+                yield from _records(entry, notes, kinds=kinds)
             continue
         system = _name(entry.name, "system", str(entry))
         # tasks in name order (a task's file and its repeats folder side by side), repeats in number order
@@ -699,7 +706,7 @@ def iter_trajectories(source: Any, *, format: str | None = None, tool_kinds: Any
             if path.suffix.lower() not in (".jsonl", ".json"):
                 raise SgrKitError(f"trajectories {path}: expected a .jsonl or .json file of trajectory records or a "
                                   f"folder; found '{path.suffix}'")  # fmt: skip
-            found = _records(path, sink)
+            found = _records(path, sink, kinds=kinds)
         elif path.exists():
             raise SgrKitError(f"trajectories {path}: not a regular file or folder (a FIFO, socket or device)")
         else:
@@ -886,6 +893,16 @@ def _is_trajectory_file(path: Path) -> bool:
     for fmt in FORMATS:
         if fmt.sniff_path is not None and fmt.sniff_path(path):
             return True
+    if suffix == ".json":
+        with open(path, "rb") as handle:
+            text = handle.read(2**20).decode("utf-8-sig", errors="replace").lstrip()
+        if text.startswith("["):
+            text = text[1:].lstrip()
+        try:
+            obj, _ = json.JSONDecoder().raw_decode(text)
+        except (ValueError, RecursionError):
+            return False
+        return isinstance(obj, dict) and _sniff(obj) is not None
     for n, line in _lines(path):
         if n > 20:
             return False

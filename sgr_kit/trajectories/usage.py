@@ -21,7 +21,10 @@ from ..schema import TOOL_KINDS
 from .read import iter_trajectories
 from .steps import read_tool_kinds
 
-__all__ = ["USAGE_COLUMNS", "TOOL_KIND_COLUMNS", "trajectory_usage", "tool_kind_sources", "read_tool_kinds"]
+__all__ = [
+    "USAGE_COLUMNS", "TOOL_KIND_COLUMNS", "trajectory_usage", "tool_kind_sources", "read_tool_kinds",
+    "check_trajectories",
+]  # fmt: skip
 
 #: Columns of :func:`trajectory_usage`, in order.
 USAGE_COLUMNS: tuple[str, ...] = (
@@ -129,3 +132,31 @@ def tool_kind_sources(path: Any, *, format: str | None = None, tool_kinds: Any =
     frame = pd.DataFrame(rows, columns=list(TOOL_KIND_COLUMNS))
     frame["calls"] = frame["calls"].astype("int64")
     return frame
+
+
+def check_trajectories(path: Any, *, format: str | None = None, tool_kinds: Any = None) -> str:
+    """A text report of trajectories for ``sgr-kit validate --trajectories``: what was read as what,
+    and every tool whose kind the name rule alone decided, with its calls (check them; correct
+    them with ``--tool-kinds``). Raises :class:`~sgr_kit.errors.SgrKitError` on unreadable input.
+    """
+    notes: list[str] = []
+    counts: Counter = Counter()
+    n = 0
+    formats: Counter = Counter()
+    for tr in iter_trajectories(path, format=format, tool_kinds=tool_kinds, notes=notes.append):
+        n += 1
+        formats[tr.format] += 1
+        for s in tr.steps:
+            if s.decided_by == "name":
+                counts[(s.tool, s.kind)] += 1
+    read_as = ", ".join(f"{name or 'unknown format'}: {count}" for name, count in formats.most_common())
+    lines = [f"trajectories: {n} read" + (f" ({read_as})" if read_as else "")]
+    lines += [f"  note: {note}" for note in notes]
+    if counts:
+        lines.append("tools classified by the name rule alone (check them; a --tool-kinds file of tool,kind corrects them):")
+        width = max(len(t) for t, _ in counts)
+        lines += [f"  {t:<{width}}  {k:<6}  {c} call{'s' if c > 1 else ''}" for (t, k), c in
+                  sorted(counts.items(), key=lambda item: (-item[1], item[0]))]  # fmt: skip
+    else:
+        lines.append("tools classified by the name rule alone: none")
+    return "\n".join(lines)
