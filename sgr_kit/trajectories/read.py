@@ -50,7 +50,7 @@ import pandas as pd
 from ..errors import SgrKitError, where
 from ..schema import STEP_COLUMNS
 from .agents import RESPONSES_TYPES, ChatReader, ClaudeCodeReader, ClaudeSessionReader, ResponsesReader
-from .steps import Step, Trajectory, native_step, read_tool_kinds, using_tool_kinds
+from .steps import Step, Trajectory, active_tool_kinds, native_step, read_tool_kinds, using_tool_kinds
 
 __all__ = [
     "iter_trajectories", "load_trajectories", "trajectory_answers", "is_trajectory_source", "steps_frame",
@@ -254,7 +254,7 @@ def _parse(text: str, loc: str, notes: "_Notes | None" = None) -> Any:
     except ValueError:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
         raise SgrKitError(f"{loc}: a number cannot be read (an integer of more digits than Python converts; "
                           "no count or time has that many)") from None
-    if "\\u" in text.lower() or "\\U" in text:
+    if "\\u" in text:  # (JSON spells its escapes \\uXXXX, in lower case)
         try:
             value, replaced = _valid_unicode(value)
         except RecursionError:
@@ -460,6 +460,9 @@ def _document_records(path: Path, notes: _Notes, default: tuple[str, str, int] |
 
 
 def _feed(reader: Any, obj: dict, loc: str, kinds: Mapping[str, str] | None) -> None:
+    if kinds is None and active_tool_kinds() is None:
+        reader.line(obj, loc=loc)
+        return
     with using_tool_kinds(kinds):
         reader.line(obj, loc=loc)
 

@@ -35,7 +35,7 @@ from .hosts import first_url, host_of
 
 __all__ = [
     "EXCERPT_CHARS", "TOTAL_KEYS", "KNOWN_TOOLS", "Step", "Trajectory", "excerpt", "native_step", "tool_step",
-    "kind_of_tool", "classify_tool", "using_tool_kinds", "read_tool_kinds",
+    "kind_of_tool", "classify_tool", "using_tool_kinds", "active_tool_kinds", "read_tool_kinds",
 ]  # fmt: skip
 
 #: Step texts other than the final answer are cut to this many characters (the answer is kept whole).
@@ -179,6 +179,11 @@ class using_tool_kinds:  # noqa: N801 (used as a context manager, like a functio
     def __exit__(self, *exc: object) -> None:
         if self.token is not None:
             _TOOL_KINDS.reset(self.token)
+
+
+def active_tool_kinds() -> Mapping[str, str] | None:
+    """The user's tool kinds in force (:class:`using_tool_kinds`), None when there are none."""
+    return _TOOL_KINDS.get()
 
 
 def _bare(name: str) -> str:
@@ -338,6 +343,8 @@ def number(value: Any, *, what: str, loc: str, integer: bool = False) -> float |
     """``value`` as a number >= 0 (None for null or absent), else an error naming ``loc``."""
     if value is None:
         return None
+    if type(value) is int and 0 <= value < 2**63:  # the common case, first
+        return value if integer else float(value)
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and value >= 0
     if ok and isinstance(value, int):
         ok = value < 2**63  # (a count beyond any int64 is no count)
