@@ -1,26 +1,43 @@
-"""Readers of what agents write: Claude Code ``stream-json`` transcripts and OpenAI-style chat messages.
+"""Readers of what agents write: Claude Code ``stream-json`` transcripts and session logs, OpenAI
+Responses API items and OpenAI-style chat messages.
 
-Both are read one line (one JSON object) at a time by a small state machine that turns the
+Each is read one line (one JSON object) at a time by a small state machine that turns the
 agent's messages into :class:`~sgr_kit.trajectories.steps.Step` objects; nothing but the
-current trajectory's steps is held.
+current trajectory's steps is held. Every reader has ``line(obj, *, loc)``, ``finish()`` (the
+steps), ``totals`` (what the run spent as the agent itself reports it, or None) and
+``calls_usage()`` (the usage of each model call, to sum when every call reported it).
 
-**Claude Code** (``claude -p ... --output-format stream-json --verbose``): one JSON object per line
-with a ``type``:
+**Claude Code** (``claude -p ... --output-format stream-json --verbose``; 2.1.x): one JSON object
+per line with a ``type``:
 
-- ``system`` (``subtype: init``: session, tools, model): no step;
-- ``assistant``: ``message.content`` is a list of blocks; a ``text`` block is a ``message`` step,
-  a ``tool_use`` block (``id``, ``name``, ``input``; MCP tools are named
-  ``mcp__<server>__<tool>``) is a tool-call step (:func:`~sgr_kit.trajectories.steps.tool_step`);
-  ``thinking`` blocks are skipped; ``message.usage`` (``input_tokens + output_tokens``) is counted
-  once per message id, on its first step;
+- ``system`` (``subtype: init``: session, tools, model; other subtypes): no step;
+- ``assistant``: ``message.content`` is a list of blocks, one block per line as the message
+  streams (each line repeating ``message.id`` and the usage of the message's start); a ``text``
+  block is a ``message`` step, a ``tool_use`` block (``id``, ``name``, ``input``; MCP tools are
+  named ``mcp__<server>__<tool>``) is a tool-call step
+  (:func:`~sgr_kit.trajectories.steps.tool_step`); ``thinking`` blocks make no step.
+  ``message.usage`` is kept per message id (each field's largest value over its lines; input is
+  ``input_tokens + cache_read_input_tokens + cache_creation_input_tokens``, cached input
+  ``cache_read_input_tokens``) and put on the message's first step, wherever it sat (a thinking
+  block's too); the output count of a message whose every line says ``"stop_reason": null`` is
+  the stream's placeholder and stays unknown;
 - ``user``: ``message.content`` blocks of type ``tool_result`` (``tool_use_id``, ``content`` as text
   or a list of text blocks, ``is_error``) give the text of the tool call they answer; a plain
   prompt is no step;
 - ``result``: the run's end; its ``result`` text is the ``answer`` step, at ``duration_ms / 1000``
-  seconds. A transcript without a ``result`` line has no answer (scored ``missing``).
+  seconds (a last message of the same text becomes that answer: one answer), and its
+  ``modelUsage`` (every model the run called), else ``usage``, its ``total_cost_usd`` and
+  ``duration_ms`` are the run's totals. A transcript without a ``result`` line has no answer
+  (scored ``missing``).
 
-Other line types (``stream_event``, and types later versions add) are skipped. A line's
-``timestamp`` (ISO 8601), when present, gives the steps' time since the first one.
+Other line types (``rate_limit_event``, ``stream_event``, and types later versions add) are
+skipped. A line's ``timestamp`` (ISO 8601), when present, gives the steps' time since the first
+one. **Claude Code session logs** (``~/.claude/projects/<project>/<session>.jsonl``) hold the
+same ``assistant`` and ``user`` lines (with ``uuid``, ``parentUuid``, ``sessionId``), lines of
+type ``summary`` or ``file-history-snapshot``, and no ``result`` line: the last assistant text
+is the answer (:class:`ClaudeSessionReader`).
+
+**OpenAI Responses API** items: see :class:`ResponsesReader`.
 
 **OpenAI-style chat messages** (Chat Completions): one message per line, or the list under a
 record's ``messages``. ``role: assistant`` messages with ``content`` (text, or a list of
@@ -29,8 +46,9 @@ record's ``messages``. ``role: assistant`` messages with ``content`` (text, or a
 string) a tool-call step; ``role: tool`` messages (``tool_call_id``, ``content``) give the text
 of the call they answer; ``system`` and ``user`` messages are no steps. The last assistant
 message with text and no tool calls is the ``answer``. A message's ``usage``
-(``prompt_tokens + completion_tokens``, or ``total_tokens``) and ``timestamp`` or ``created``
-are read when a logger wrote them.
+(``prompt_tokens``, ``completion_tokens``, ``prompt_tokens_details.cached_tokens``,
+``completion_tokens_details.reasoning_tokens``, ``total_tokens``) and ``timestamp`` or
+``created`` are read when a logger wrote them.
 """
 
 from __future__ import annotations
