@@ -119,6 +119,10 @@ class _Base:
         return [s._replace(text=excerpt(s.text)) if s.kind == "message" else s for s in self.steps]
 
 
+#: The usage of one model call, in the order of :meth:`calls_usage`'s tuples.
+_CALL_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")
+
+
 def _arguments(raw: Any, name: str, at: str) -> Any:
     """A tool call's arguments: a JSON text (as OpenAI writes them) read, anything else as it is."""
     if not isinstance(raw, str):
@@ -332,7 +336,10 @@ class ClaudeCodeReader(_Base):
 
 
 class ClaudeSessionReader(ClaudeCodeReader):
-    """A Claude Code session log (``~/.claude/projects/<project>/<session>.jsonl``): no ``result`` line; the last text is the answer."""
+    """A Claude Code session log (``~/.claude/projects/<project>/<session>.jsonl``).
+
+    No ``result`` line: the last assistant text is the answer, and there are no totals.
+    """
 
     last_text_is_answer = True
 
@@ -358,8 +365,7 @@ class ChatReader(_Base):
             return
         t = self.when(obj) if "timestamp" in obj else self._created(obj)
         used = self._usage(obj.get("usage"), at)
-        self.calls_seen.append(tuple(used.get(k) for k in ("input_tokens", "cached_input_tokens", "output_tokens",
-                                                          "reasoning_tokens")))  # fmt: skip
+        self.calls_seen.append(tuple(used.get(k) for k in _CALL_KEYS))
         calls = obj.get("tool_calls") or []
         if not isinstance(calls, list):
             raise SgrKitError(f"{at}: tool_calls must be a list; found {type(calls).__name__}")
@@ -432,7 +438,8 @@ class ResponsesReader(_Base):
     ``custom_tool_call`` (``input`` text) are tool-call steps; ``function_call_output``
     (``call_id``, ``output``) gives the text of the call it answers; ``web_search_call`` is a
     ``search`` step by its ``action`` (``{"type": "search", "query", "queries"}``) or a ``fetch`` of
-    its URL (``open_page``; ``find``, called ``find_in_page`` by Codex); a ``message`` with ``role: assistant`` and ``output_text``
+    its URL (``open_page``; ``find``, called ``find_in_page`` by Codex); a ``message`` with
+    ``role: assistant`` and ``output_text``
     parts is a ``message`` step, the last one (with no tool call after it) the ``answer``;
     ``reasoning`` items and input messages are no steps. A whole ``response`` object
     (``"object": "response"``) is one model call: its ``output`` items are read in order and its
@@ -451,7 +458,8 @@ class ResponsesReader(_Base):
         if obj.get("object") == "response" or obj.get("type") == "response":
             output = obj.get("output")
             if not isinstance(output, list):
-                raise SgrKitError(f"{at}: a response object needs output (a list of items); found {type(output).__name__}")
+                raise SgrKitError(f"{at}: a response object needs output (a list of items); "
+                                  f"found {type(output).__name__}")  # fmt: skip
             first = len(self.steps)
             for i, item in enumerate(output):
                 if not isinstance(item, dict):
@@ -459,8 +467,7 @@ class ResponsesReader(_Base):
                 self._item(item, loc=f"{loc}: output {i}")
             used = self._usage(obj.get("usage"), at)
             if used:
-                self.calls_seen.append(tuple(used.get(k) for k in ("input_tokens", "cached_input_tokens",
-                                                                   "output_tokens", "reasoning_tokens")))  # type: ignore[arg-type]
+                self.calls_seen.append(tuple(used.get(k) for k in _CALL_KEYS))
                 if first < len(self.steps):
                     self.steps[first] = self.steps[first]._replace(**used)
             return
@@ -474,7 +481,10 @@ class ResponsesReader(_Base):
             name = obj.get("name")
             if not isinstance(name, str) or not name:
                 raise SgrKitError(f"{at}: a {kind} item needs a name; found {name!r:.60}")
-            args = _arguments(obj.get("arguments"), name, at) if kind == "function_call" else {"input": obj.get("input")}
+            if kind == "function_call":
+                args = _arguments(obj.get("arguments"), name, at)
+            else:
+                args = {"input": obj.get("input")}
             if isinstance(obj.get("call_id"), str):
                 self.calls[obj["call_id"]] = len(self.steps)
             self.steps.append(tool_step(name, args, t=t))

@@ -34,7 +34,6 @@ notes, a ``sniff`` that tells the format from a file's first JSON object, and a 
 from __future__ import annotations
 
 import json
-import math
 import re
 import stat
 import warnings

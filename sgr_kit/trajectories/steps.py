@@ -221,7 +221,7 @@ def _name_rule(name: str) -> str:
 
 
 def classify_tool(name: str, kinds: Mapping[str, str] | None = None) -> tuple[str, str]:
-    """``(kind, decided_by)`` of a tool by its name: the user's ``kinds`` first, then :data:`KNOWN_TOOLS`, then the name rule.
+    """``(kind, decided_by)`` of a tool by its name: the user's kinds, then :data:`KNOWN_TOOLS`, then the name rule.
 
     ``decided_by`` is ``"user"``, ``"known"`` or ``"name"``. A name is looked up whole, then
     without its ``mcp__<server>__`` prefix.
@@ -259,7 +259,8 @@ def read_tool_kinds(source: Any) -> dict[str, str]:
         try:
             text = path.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
-            raise SgrKitError(f"{path}: the tool kinds file cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+            reason = getattr(exc, "strerror", None) or exc
+            raise SgrKitError(f"{path}: the tool kinds file cannot be read ({reason})") from None
         if path.suffix.lower() in (".yaml", ".yml"):
             try:
                 data = yaml.safe_load(text)
@@ -286,7 +287,8 @@ def read_tool_kinds(source: Any) -> dict[str, str]:
         if not isinstance(name, str) or not name.strip():
             raise SgrKitError(f"{where}: a tool name must be text; found {name!r:.60}")
         if kind not in TOOL_KINDS:
-            raise SgrKitError(f"{where}: tool {name!r}: kind must be one of {', '.join(TOOL_KINDS)}; found {kind!r:.60}")
+            raise SgrKitError(f"{where}: tool {name!r}: kind must be one of {', '.join(TOOL_KINDS)}; "
+                              f"found {kind!r:.60}")  # fmt: skip
         out[name.strip()] = kind
     return out
 

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from ..errors import SgrKitError
 from ..schema import TOOL_KINDS
 from .read import iter_trajectories
 from .steps import read_tool_kinds
@@ -153,7 +152,8 @@ def check_trajectories(path: Any, *, format: str | None = None, tool_kinds: Any 
     lines = [f"trajectories: {n} read" + (f" ({read_as})" if read_as else "")]
     lines += [f"  note: {note}" for note in notes]
     if counts:
-        lines.append("tools classified by the name rule alone (check them; a --tool-kinds file of tool,kind corrects them):")
+        lines.append("tools classified by the name rule alone (check them; a --tool-kinds file of tool,kind "
+                     "corrects them):")
         width = max(len(t) for t, _ in counts)
         lines += [f"  {t:<{width}}  {k:<6}  {c} call{'s' if c > 1 else ''}" for (t, k), c in
                   sorted(counts.items(), key=lambda item: (-item[1], item[0]))]  # fmt: skip
