@@ -284,7 +284,9 @@ def test_json_files_and_detection_by_content(tmp_path):
     answers = tmp_path / "answers" / "s"
     answers.mkdir(parents=True)
     (answers / "t.txt").write_text("county|rate\nBeaufort|16.1\n", encoding="utf-8")
-    (answers / "u.json").write_text(json.dumps({"county": "Beaufort"}), encoding="utf-8")
+    (answers.parent / "s2").mkdir()
+    (answers.parent / "s2" / "u.json").write_text(json.dumps([{"kind": "county", "name": "Beaufort"}]),
+                                                 encoding="utf-8")
     assert not is_trajectory_source(tmp_path / "answers")
     assert is_trajectory_source(CLAUDE) and is_trajectory_source(RESPONSES) and is_trajectory_source(folder)
 

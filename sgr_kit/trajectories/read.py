@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SgrKitError, where
-from ..schema import STEP_COLUMNS
+from ..schema import STEP_COLUMNS, STEP_KINDS
 from .agents import RESPONSES_TYPES, ChatReader, ClaudeCodeReader, ClaudeSessionReader, ResponsesReader
 from .steps import Step, Trajectory, active_tool_kinds, native_step, read_tool_kinds, using_tool_kinds
 
@@ -904,7 +904,7 @@ def _is_trajectory_file(path: Path) -> bool:
             obj, _ = json.JSONDecoder().raw_decode(text)
         except (ValueError, RecursionError):
             return False
-        return isinstance(obj, dict) and _sniff(obj) is not None
+        return _surely_trajectory(obj)
     for n, line in _lines(path):
         if n > 20:
             return False
@@ -917,8 +917,25 @@ def _is_trajectory_file(path: Path) -> bool:
             obj, _ = json.JSONDecoder().raw_decode(head)
         except (ValueError, RecursionError):
             return False
-        return isinstance(obj, dict) and _sniff(obj) is not None
+        return _surely_trajectory(obj)
     return False
+
+
+_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
+
+
+def _surely_trajectory(obj: Any) -> bool:
+    """Is ``obj`` a trajectory's first object beyond doubt (an answer's JSON table may have a ``kind`` column)?"""
+    if not isinstance(obj, dict):
+        return False
+    fmt = _sniff(obj)
+    if fmt is None:
+        return False
+    if fmt.name == "steps":
+        return obj.get("kind") in STEP_KINDS
+    if fmt.name == "openai-chat":
+        return obj.get("role") in _ROLES
+    return True
 
 
 def _first_record_is_trajectory(path: Path) -> bool:
