@@ -146,6 +146,13 @@ def test_a_txt_transcript_with_log_lines_reads_as_its_jsonl_and_says_so():
         load_trajectories(CLAUDE)
 
 
+def test_a_log_line_in_brackets_is_skipped_in_a_stream(tmp_path):
+    lines = json_lines(CLAUDE / "Claude Opus 4.7" / "arxiv_001.jsonl")
+    write_lines(tmp_path / "runs" / "s" / "t.txt", ["[2026-09-20 17:22:38] starting claude", *lines])
+    (tr,) = quiet(lambda: list(iter_trajectories(tmp_path / "runs")))
+    assert tr.format == "claude-code" and tr.answer is not None
+
+
 def test_a_log_line_in_the_documented_format_is_still_an_error(tmp_path):
     write_lines(tmp_path / "runs" / "s" / "t.txt", ["starting...", {"kind": "answer", "text": "a"}])
     with pytest.raises(SgrKitError, match=r"t\.txt:1: not valid JSON"):

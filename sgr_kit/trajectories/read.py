@@ -416,15 +416,14 @@ def _chain(first: tuple[int, str], rest: Iterator[tuple[int, str]]) -> Iterator[
 def _is_document(line: str) -> bool:
     """Does a file whose first non-blank line is ``line`` hold one JSON document (not JSON lines)?"""
     head = line.lstrip("\ufeff \t")
-    if head.startswith("["):
-        return True
-    if head.startswith("{"):
+    if head.startswith(("[", "{")):
         try:
             json.loads(head)
         except json.JSONDecodeError as exc:
             return exc.pos >= len(head.rstrip())  # the text ran out: an object spread over several lines
         except (ValueError, RecursionError):
             return False  # a line that cannot be read: its error names the line
+        return head.startswith("[")  # a whole JSON list on one line
     return False
 
 
