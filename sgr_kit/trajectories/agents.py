@@ -83,7 +83,11 @@ def _block_text(content: Any) -> str:
 def _seconds(value: Any) -> float | None:
     """A timestamp (ISO 8601 text or Unix seconds) as Unix seconds; None when absent or unreadable."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
+        try:
+            stamp = float(value)
+        except OverflowError:
+            return None
+        return stamp if math.isfinite(stamp) else None
     if isinstance(value, str):
         try:
             return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
