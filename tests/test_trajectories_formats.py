@@ -429,6 +429,7 @@ def test_any_trajectory_file_gives_a_table_or_an_error_with_its_place(tmp_path, 
     assert list(steps.columns) == list(STEP_COLUMNS) and set(steps["kind"]) <= set(STEP_KINDS)
     assert list(usage.columns) == list(USAGE_COLUMNS)
     pa.Table.from_pandas(steps)
+    assert not steps["t"].isin([float("inf")]).any()
     for col in ("input_tokens", "output_tokens"):
         assert (usage[col].dropna() >= 0).all()
 
