@@ -506,6 +506,8 @@ def _one_file(path: Path, place: tuple[str, str, int], notes: _Notes, forced: Tr
         try:
             obj = _object(line, where(path, n), notes)
         except SgrKitError:
+            if line.lstrip().startswith(("{", "[")) and not _looks_cut(line):
+                raise  # JSON that cannot be read (a huge number, deep nesting, a list): its own error
             skipped.append((n, line))
             if len(skipped) > 1000:
                 break
