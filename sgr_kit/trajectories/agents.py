@@ -418,9 +418,8 @@ class ChatReader(_Base):
                         integer=True) if isinstance(pd_, dict) else None  # fmt: skip
         reasoning = number(cd_.get("reasoning_tokens"), what="usage.completion_tokens_details.reasoning_tokens",
                            loc=at, integer=True) if isinstance(cd_, dict) else None  # fmt: skip
-        if total is None:
-            known = [p for p in (prompt, completion) if p is not None]
-            total = sum(known) if known else None
+        if total is None and prompt is not None and completion is not None:
+            total = prompt + completion
         return {"tokens": total, "input_tokens": prompt, "cached_input_tokens": cached,
                 "output_tokens": completion, "reasoning_tokens": reasoning}
 
