@@ -433,3 +433,26 @@ def test_any_trajectory_file_gives_a_table_or_an_error_with_its_place(tmp_path, 
     for col in ("input_tokens", "output_tokens"):
         assert (usage[col].dropna() >= 0).all()
 
+
+
+def test_chat_usage_details_and_an_unreported_call_leave_the_sum_unknown(tmp_path):
+    def message(usage, text=None, call=None):
+        out = {"role": "assistant", "content": text, "usage": usage}
+        if call:
+            out["tool_calls"] = [{"id": call, "type": "function", "function": {
+                "name": "web_search", "arguments": json.dumps({"query": "q " + call})}}]
+        return out
+    full = {"prompt_tokens": 900, "completion_tokens": 120, "prompt_tokens_details": {"cached_tokens": 512},
+            "completion_tokens_details": {"reasoning_tokens": 64}}
+    path = write_lines(tmp_path / "t.jsonl", [
+        {"system": "s", "task_id": "a", "messages": [message(full, call="1"), message(full, text="done")]},
+        {"system": "s", "task_id": "b", "messages": [message(full, call="1"), message(None, text="done")]}])
+    steps = load_trajectories(path)
+    first = steps.iloc[0]
+    assert (first["input_tokens"], first["cached_input_tokens"], first["output_tokens"], first["reasoning_tokens"],
+            first["tokens"]) == (900, 512, 120, 64, 1020)
+    usage = trajectory_usage(path).set_index("task_id")
+    assert usage.loc["a", "input_tokens"] == 2 * full["prompt_tokens"]
+    assert usage.loc["a", "reasoning_tokens"] == 2 * full["completion_tokens_details"]["reasoning_tokens"]
+    # one call did not report its usage: the run's sum is unknown, not the known part
+    assert usage.loc["b", ["input_tokens", "output_tokens"]].isna().all()
