@@ -242,7 +242,7 @@ class ClaudeCodeReader(_Base):
                               got["outputTokens"], got["thinkingTokens"],
                               number(mu.get("costUSD"), what="costUSD", loc=w)))  # fmt: skip
         if per_model and all(m[0] is not None and m[2] is not None for m in per_model):
-            # every model the run called (a sub-agent's or a helper model's too), as total_cost_usd counts them;
+            # every model the run called (a sub-agent's or a smaller model's too), as total_cost_usd counts them;
             # the usage object holds the main model's alone
             used = (_sum_known([m[0] for m in per_model]), _sum_known([m[1] for m in per_model]),
                     _sum_known([m[2] for m in per_model]))
