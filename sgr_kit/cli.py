@@ -92,12 +92,21 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from .prepare import validate
+    ok = True
+    if args.tasks:
+        from .prepare import validate
 
-    report = validate(args.tasks, pairing=args.pairing, strict_pairing=args.strict_pairing, runs=args.runs,
-                      language=args.language)
-    _print(report.text(verbose=args.verbose))
-    return 0 if report.ok else 1
+        report = validate(args.tasks, pairing=args.pairing, strict_pairing=args.strict_pairing, runs=args.runs,
+                          language=args.language)
+        _print(report.text(verbose=args.verbose))
+        ok = report.ok
+    elif not args.trajectories:
+        raise SgrKitError("validate: give --tasks (task files) or --trajectories (agents' trajectories), or both")
+    if args.trajectories:
+        from .trajectories.usage import check_trajectories
+
+        _print(check_trajectories(args.trajectories, format=args.trajectory_format, tool_kinds=args.tool_kinds))
+    return 0 if ok else 1
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
@@ -337,10 +346,20 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Report every problem in task files at once, without scoring; with --runs, "
                                    "also every problem of the answers: unknown task ids (with the closest "
                                    "known ids), duplicate answers, empty answers, unreadable lines.")
-    p.add_argument("--tasks", action="append", required=True, metavar="PATH",
+    p.add_argument("--tasks", action="append", metavar="PATH",
                    help="release JSONL file, folder, parquet file or Hugging Face dataset id (repeatable)")
     p.add_argument("--runs", action="append", metavar="PATH",
                    help="answers to check against the tasks: JSONL or CSV file, or a folder (repeatable)")
+    p.add_argument("--trajectories", action="append", metavar="PATH",
+                   help="agents' trajectories to read (a JSONL or JSON file of records, or a <system>/<task_id>"
+                        "[/<repeat>].<jsonl|json|txt|eval> folder): says what each was read as and lists every tool "
+                        "the name rule alone classified (repeatable)")
+    p.add_argument("--tool-kinds", metavar="FILE",
+                   help="tool names and their kinds (search, fetch, pdf, tool), CSV tool,kind or YAML; taken before "
+                        "the known tools and the name rule")
+    p.add_argument("--trajectory-format", metavar="NAME",
+                   help="read every trajectory file as this format (e.g. claude-code, openai-chat) instead of "
+                        "telling it by its content")
     p.add_argument("--pairing", metavar="FILE", help="explicit task_id,base_id pairing of goal tasks (CSV or JSON)")
     p.add_argument("--strict-pairing", action="store_true", help="treat every pairing warning as an error")
     p.add_argument("--language", choices=LANGUAGES, default=LANGUAGES[0],

@@ -125,6 +125,7 @@ TOOL_KINDS: tuple[str, ...] = ("search", "fetch", "pdf", "tool")
 STEP_COLUMNS: dict[str, str] = {
     "system": _TEXT, "task_id": _TEXT, "repeat": "int64", "step": "int64", "kind": _TEXT, "tool": _TEXT,
     "url": _TEXT, "host": _TEXT, "query": _TEXT, "text": _TEXT, "t": "float64", "tokens": "Int64",
+    "input_tokens": "Int64", "cached_input_tokens": "Int64", "output_tokens": "Int64", "reasoning_tokens": "Int64",
 }  # fmt: skip
 #: Columns of :func:`sgr_kit.trajectories.site_reach` (one row per answer), in order.
 SITE_REACH_COLUMNS: tuple[str, ...] = (

@@ -86,8 +86,9 @@ def claude_transcript(*, with_result: bool = True) -> list:
 def test_claude_code_stream_json_becomes_steps(tmp_path):
     write_lines(tmp_path / "runs" / "Claude Opus 4.7" / "arxiv_001.jsonl", claude_transcript())
     steps = load_trajectories(tmp_path / "runs")
-    assert steps["kind"].tolist() == ["message", "search", "fetch", "pdf", "tool", "message", "answer"]
-    assert steps["step"].tolist() == list(range(7))
+    # one answer: the result line's text is the last message's, which becomes the answer step
+    assert steps["kind"].tolist() == ["message", "search", "fetch", "pdf", "tool", "answer"]
+    assert steps["step"].tolist() == list(range(6))
     assert set(steps["system"]) == {"Claude Opus 4.7"} and set(steps["task_id"]) == {"arxiv_001"}
     assert steps["tool"].tolist()[1:5] == ["WebSearch", "WebFetch", "mcp__papers__read_pdf", "Bash"]
     assert steps.loc[1, "query"] == "arXiv advanced search cs.CV 2020 Q4 vision transformer"
@@ -98,11 +99,11 @@ def test_claude_code_stream_json_becomes_steps(tmp_path):
     assert steps.loc[2, "text"].startswith("x" * 500) and "1500 more characters" in steps.loc[2, "text"]
     assert steps.loc[3, "text"] == "[error] timeout"
     # usage counted once per message id, on the message's first step
-    assert steps["tokens"].fillna(-1).tolist() == [120, -1, 340, -1, 410, 530, -1]
+    assert steps["tokens"].fillna(-1).tolist() == [120, -1, 340, -1, 410, 530]
     # timestamps give seconds since the first one; the result line gives the answer's time
     assert steps["t"].tolist()[:3] == [0.0, 1.0, 5.0]
-    assert math.isnan(steps.loc[4, "t"]) and steps.loc[6, "t"] == 42.5
-    assert steps.loc[6, "text"] == ANSWER
+    assert math.isnan(steps.loc[4, "t"]) and steps.loc[5, "t"] == 42.5
+    assert steps.loc[5, "text"] == ANSWER
 
 
 def test_claude_code_transcript_without_result_has_no_answer(tmp_path):

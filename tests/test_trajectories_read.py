@@ -115,7 +115,8 @@ def test_a_malformed_step_line_in_a_folder_names_its_line(tmp_path):
     ([{"system": "s", "task_id": "t", "steps": [], "repeat": -1}], r"t\.jsonl:1: repeat should be an integer"),
     ([record(), record()], r"t\.jsonl:2: duplicate trajectory for system 's1', task census_001, repeat 0 "
                            r"\(first at .*t\.jsonl:1\)"),
-    (["[1, 2]"], r"t\.jsonl:1: expected a JSON object; found list"),
+    (["[1, 2]"], r"t\.jsonl: record 0: expected a trajectory record \(an object with steps or messages\); found int"),
+    ([record(), "[1, 2]"], r"t\.jsonl:2: expected a JSON object; found list"),
 ])
 def test_bad_records_are_errors_naming_the_line(tmp_path, lines, message):
     path = write_lines(tmp_path / "t.jsonl", lines)
@@ -127,7 +128,7 @@ def test_bad_sources_and_files_are_errors(tmp_path):
     with pytest.raises(SgrKitError, match=r"no such file or folder"):
         load_trajectories(tmp_path / "nothing.jsonl")
     (tmp_path / "t.csv").write_text("a\n", encoding="utf-8")
-    with pytest.raises(SgrKitError, match=r"expected a \.jsonl file or a folder; found '\.csv'"):
+    with pytest.raises(SgrKitError, match=r"expected a \.jsonl or \.json file of trajectory records or a folder; found '\.csv'"):
         load_trajectories(tmp_path / "t.csv")
     (tmp_path / "runs" / "s").mkdir(parents=True)
     (tmp_path / "runs" / "s" / "t_001.md").write_text("a|1", encoding="utf-8")

@@ -4,7 +4,11 @@
   (one :class:`Trajectory` at a time, streamed), :func:`trajectory_answers` (the final answers,
   which :func:`sgr_kit.load.load_runs` reads from a trajectories source);
 - :mod:`.steps`: the documented step format, and how a tool call becomes a step;
-- :mod:`.agents`: Claude Code ``stream-json`` transcripts and OpenAI-style chat messages;
+- :mod:`.agents`: Claude Code ``stream-json`` transcripts and session logs, OpenAI Responses API
+  items and OpenAI-style chat messages;
+- :mod:`.usage`: :func:`trajectory_usage` (one row per trajectory: tool calls, tokens, cost,
+  seconds as the agent reports them) and :func:`tool_kind_sources` (which tools the name rule
+  alone classified);
 - :mod:`.hosts`: hosts of URLs and a task's site (:func:`task_sites`);
 - :mod:`.reach`: :func:`site_reach`, one row per answer.
 
@@ -18,11 +22,15 @@ from __future__ import annotations
 from ..schema import SITE_REACH_COLUMNS, STEP_COLUMNS, STEP_KINDS
 from .hosts import host_of, on_site, task_sites, url_list
 from .reach import reach_columns, site_reach
-from .read import is_trajectory_source, iter_trajectories, load_trajectories, steps_frame, trajectory_answers
-from .steps import EXCERPT_CHARS, Step, Trajectory, kind_of_tool, tool_step
+from .read import (FORMATS, TrajectoryFormat, TrajectoryNote, is_trajectory_source, iter_trajectories,
+                   load_trajectories, register_format, steps_frame, trajectory_answers)
+from .steps import EXCERPT_CHARS, KNOWN_TOOLS, Step, Trajectory, classify_tool, kind_of_tool, tool_step
+from .usage import read_tool_kinds, tool_kind_sources, trajectory_usage
 
 __all__ = [
     "STEP_KINDS", "STEP_COLUMNS", "SITE_REACH_COLUMNS", "EXCERPT_CHARS", "Step", "Trajectory",
     "load_trajectories", "iter_trajectories", "trajectory_answers", "is_trajectory_source", "steps_frame",
     "site_reach", "reach_columns", "host_of", "on_site", "task_sites", "url_list", "kind_of_tool", "tool_step",
+    "classify_tool", "KNOWN_TOOLS", "FORMATS", "TrajectoryFormat", "TrajectoryNote", "register_format",
+    "trajectory_usage", "tool_kind_sources", "read_tool_kinds",
 ]  # fmt: skip

@@ -143,7 +143,7 @@ def sniff_exec(obj: dict) -> bool:
     False
     """
     kind = obj.get("type")
-    if kind not in EXEC_TYPES:
+    if not isinstance(kind, str) or kind not in EXEC_TYPES:
         return False
     if kind == "error":  # a bare error event: only with its message and nothing of another format
         return isinstance(obj.get("message"), str) and set(obj) <= {"type", "message"}
@@ -160,7 +160,7 @@ def sniff_rollout(obj: dict) -> bool:
     >>> sniff_rollout({"type": "session_meta"})
     False
     """
-    return obj.get("type") in ROLLOUT_TYPES and isinstance(obj.get("payload"), dict)
+    return isinstance(obj.get("type"), str) and obj["type"] in ROLLOUT_TYPES and isinstance(obj.get("payload"), dict)
 
 
 def is_log_line(text: str) -> bool:

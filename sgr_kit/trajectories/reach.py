@@ -22,6 +22,8 @@ from ..types import Task
 from .hosts import check_sites, on_site, task_sites
 from .read import iter_trajectories, steps_frame
 
+_USAGE_COLUMNS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")
+
 __all__ = ["site_reach", "reach_columns"]
 
 _KEY = ["system", "task_id", "repeat"]
@@ -173,11 +175,12 @@ def site_reach(trajectories: pd.DataFrame | str | os.PathLike, tasks: Any) -> pd
     """
     table = _task_map(tasks)
     if isinstance(trajectories, pd.DataFrame):
-        missing = [c for c in STEP_COLUMNS if c not in trajectories.columns]
+        needed = [c for c in STEP_COLUMNS if c not in _USAGE_COLUMNS]  # a table of before the usage columns works
+        missing = [c for c in needed if c not in trajectories.columns]
         if missing:
             raise SgrKitError(
                 f"trajectories lacks column(s) {', '.join(missing)}; expected the steps table of "
-                f"sgr_kit.trajectories.load_trajectories ({', '.join(STEP_COLUMNS)})"
+                f"sgr_kit.trajectories.load_trajectories ({', '.join(needed)})"
             )
         sites = _sites(pd.unique(trajectories["task_id"].astype(str)), table)
         return _typed(_measure(trajectories, sites))

@@ -9,29 +9,40 @@ The documented format (README, "Trajectories") writes each step as a JSON object
 (the tool's name), ``url`` (fetch and pdf steps need one), ``query`` (search steps need one),
 ``args`` (the tool's arguments, an object: a ``url`` or ``query`` is taken from it when not
 given), ``text`` (what the step returned or said), ``t`` (seconds since the trajectory
-started) and ``tokens`` (tokens of the model call that made the step). Unknown keys are
-ignored. :func:`native_step` checks one; :func:`tool_step` turns an agent's tool call
+started), ``tokens`` (tokens of the model call that made the step) and that call's
+``input_tokens``, ``cached_input_tokens``, ``output_tokens``, ``reasoning_tokens``. Unknown
+keys are ignored. :func:`native_step` checks one; :func:`tool_step` turns an agent's tool call
 (Claude Code's ``tool_use``, an OpenAI ``tool_calls`` entry) into a step.
 """
 
 from __future__ import annotations
 
+import contextvars
+import csv
+import io
 import math
 import numbers
+import os
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from pathlib import Path
+from typing import Any, Mapping, NamedTuple
+
+import yaml
 
 from ..errors import SgrKitError
-from ..schema import STEP_KINDS
+from ..schema import STEP_KINDS, TOOL_KINDS
 from .hosts import first_url, host_of
 
-__all__ = ["EXCERPT_CHARS", "TOTAL_KEYS", "Step", "Trajectory", "excerpt", "native_step", "tool_step", "kind_of_tool"]
+__all__ = [
+    "EXCERPT_CHARS", "TOTAL_KEYS", "KNOWN_TOOLS", "Step", "Trajectory", "excerpt", "native_step", "tool_step",
+    "kind_of_tool", "classify_tool", "using_tool_kinds", "active_tool_kinds", "read_tool_kinds",
+]  # fmt: skip
 
 #: Step texts other than the final answer are cut to this many characters (the answer is kept whole).
 EXCERPT_CHARS = 500
 
 _URL_KEYS = ("url", "uri", "href", "link", "page_url", "target_url", "pdf_url", "source_url")
-_QUERY_KEYS = ("query", "q", "search_query", "search_term", "queries", "question", "keywords")
+_QUERY_KEYS = ("query", "q", "search_query", "search_term", "queries", "question", "keywords", "text")
 _FETCH_WORDS = ("fetch", "browse", "navigate", "open_url", "open_page", "visit", "scrape", "crawl", "read_url",
                 "get_url", "goto", "get_page", "open")  # fmt: skip
 
@@ -54,7 +65,13 @@ class Step(NamedTuple):
     cached_input_tokens: int | None = None
     output_tokens: int | None = None
     reasoning_tokens: int | None = None
+    #: What decided a tool call's kind: ``"known"`` (the table :data:`KNOWN_TOOLS`), ``"user"``
+    #: (the user's ``tool_kinds``), ``"name"`` (the name rule alone), ``""`` (not a tool call,
+    #: or a kind written in the trajectory itself).
+    decided_by: str = ""
 
+
+_USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")
 
 #: The keys of :attr:`Trajectory.totals`: what a run spent as the agent itself reports it.
 TOTAL_KEYS: tuple[str, ...] = (
@@ -78,6 +95,8 @@ class Trajectory:
     totals : dict or None
         What the run spent as the agent itself reports it (keys :data:`TOTAL_KEYS`, a value
         None where not reported); None when the format reports no totals.
+    calls_totals : dict or None
+        The per-call usage summed where every call's value is known.
     """
 
     system: str
@@ -87,6 +106,10 @@ class Trajectory:
     source: str = ""
     format: str = ""
     totals: dict | None = None
+    #: The usage of the run's model calls summed field by field (keys ``input_tokens``,
+    #: ``cached_input_tokens``, ``output_tokens``, ``reasoning_tokens``), a field None unless every
+    #: call reported it; None when the format does not tell its model calls.
+    calls_totals: dict | None = None
 
     @property
     def answer(self) -> str | None:
@@ -110,19 +133,84 @@ def excerpt(text: str, *, limit: int = EXCERPT_CHARS) -> str:
     return f"{text[:limit]}… ({len(text) - limit} more characters)"
 
 
-def kind_of_tool(name: str) -> str:
-    """The step kind of a tool call by the tool's name (a Claude Code ``mcp__server__tool`` prefix ignored).
+#: Tools whose kind is known (looked up by full name, then by the bare name of an MCP tool
+#: ``mcp__<server>__<tool>``). Claude Code's built-in tools (its documentation's tool list):
+#: ``WebSearch`` and ``WebFetch`` touch the web, the others do not (``ToolSearch`` loads tool
+#: definitions, ``Task``/``Agent`` start a sub-agent, ``Grep``/``Glob`` search local files). The MCP
+#: servers of the paper's setup (Appendix, "Exposed tools and runtime restrictions"): Serper
+#: search (``mcp-server-serper``: ``google_search``, ``scrape``) and the reference ``fetch``
+#: server (``fetch``). Codex's shell and patch tools are not web tools.
+KNOWN_TOOLS: dict[str, str] = {
+    "WebSearch": "search", "WebFetch": "fetch", "web_search": "search", "google_search": "search",
+    "scrape": "fetch", "fetch": "fetch",
+    **dict.fromkeys((
+        "Read", "Write", "Edit", "MultiEdit", "Bash", "BashOutput", "KillShell", "KillBash", "Glob", "Grep", "LS",
+        "ToolSearch", "Task", "Agent", "TodoWrite", "TodoRead", "NotebookEdit", "NotebookRead", "ExitPlanMode",
+        "SlashCommand", "Skill", "StructuredOutput", "ListMcpResourcesTool", "ReadMcpResourceTool",
+        "AskUserQuestion", "shell", "local_shell", "exec_command", "write_stdin", "apply_patch", "update_plan",
+        "view_image",
+    ), "tool"),
+}  # fmt: skip
 
-    Names holding ``pdf`` are ``pdf``; ``search`` is ``search``; fetch-like words (``fetch``,
-    ``browse``, ``navigate``, ``open_url``, ``visit``, ``scrape``...) are ``fetch``; any other tool
-    (a shell, a file reader, a sub-agent) is ``tool``.
+_TOOL_KINDS: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar("sgr_kit_tool_kinds",
+                                                                                       default=None)
+
+
+class using_tool_kinds:  # noqa: N801 (used as a context manager, like a function)
+    """A context in which :func:`tool_step` takes a user's tool kinds first (``{tool name: kind}``).
+
+    Examples
+    --------
+    >>> with using_tool_kinds({"lookup": "search"}):
+    ...     tool_step("lookup", {"q": "Boulenger 1890"}).kind
+    'search'
+    >>> tool_step("lookup", {"q": "Boulenger 1890"}).kind
+    'tool'
+    """
+
+    def __init__(self, kinds: Mapping[str, str] | None) -> None:
+        self.kinds = kinds
+        self.token: contextvars.Token | None = None
+
+    def __enter__(self) -> "using_tool_kinds":
+        self.token = _TOOL_KINDS.set(self.kinds)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.token is not None:
+            _TOOL_KINDS.reset(self.token)
+
+
+def active_tool_kinds() -> Mapping[str, str] | None:
+    """The user's tool kinds in force (:class:`using_tool_kinds`), None when there are none."""
+    return _TOOL_KINDS.get()
+
+
+def _bare(name: str) -> str:
+    return name.rsplit("__", 1)[-1] if name.startswith("mcp__") else name
+
+
+def kind_of_tool(name: str) -> str:
+    """The step kind of a tool call by the tool's name alone (a Claude Code ``mcp__server__tool`` prefix ignored).
+
+    Known tools (:data:`KNOWN_TOOLS`) have their kind; for others, names holding ``pdf`` are
+    ``pdf``, ``search`` is ``search``, fetch-like words (``fetch``, ``browse``, ``navigate``,
+    ``open_url``, ``visit``, ``scrape``...) are ``fetch``; any other tool is ``tool``. What a call
+    becomes also depends on its arguments (:func:`tool_step`).
 
     Examples
     --------
     >>> [kind_of_tool(n) for n in ("WebSearch", "WebFetch", "mcp__papers__read_pdf", "Bash", "browser_navigate")]
     ['search', 'fetch', 'pdf', 'tool', 'fetch']
+    >>> kind_of_tool("ToolSearch")
+    'tool'
     """
-    bare = name.rsplit("__", 1)[-1].lower() if name.startswith("mcp__") else name.lower()
+    known = KNOWN_TOOLS.get(name, KNOWN_TOOLS.get(_bare(name)))
+    return known if known is not None else _name_rule(name)
+
+
+def _name_rule(name: str) -> str:
+    bare = _bare(name).lower()
     if "pdf" in bare:
         return "pdf"
     if "search" in bare:
@@ -130,6 +218,79 @@ def kind_of_tool(name: str) -> str:
     if any(word in bare for word in _FETCH_WORDS):
         return "fetch"
     return "tool"
+
+
+def classify_tool(name: str, kinds: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """``(kind, decided_by)`` of a tool by its name: the user's kinds, then :data:`KNOWN_TOOLS`, then the name rule.
+
+    ``decided_by`` is ``"user"``, ``"known"`` or ``"name"``. A name is looked up whole, then
+    without its ``mcp__<server>__`` prefix.
+    """
+    kinds = _TOOL_KINDS.get() if kinds is None else kinds
+    for table, by in ((kinds, "user"), (KNOWN_TOOLS, "known")):
+        if table:
+            kind = table.get(name, table.get(_bare(name)))
+            if kind is not None:
+                return kind, by
+    return _name_rule(name), "name"
+
+
+def read_tool_kinds(source: Any) -> dict[str, str]:
+    """Tool names and their kinds from a dict, or a CSV (``tool,kind``) or YAML (``tool: kind``) file.
+
+    A kind is one of :data:`sgr_kit.schema.TOOL_KINDS` (``search``, ``fetch``, ``pdf``, ``tool``).
+    A name may be written whole (``mcp__serper__google_search``) or bare (``google_search``).
+
+    Examples
+    --------
+    >>> read_tool_kinds({"search_direct_flight": "tool"})
+    {'search_direct_flight': 'tool'}
+    >>> read_tool_kinds({"x": "web"})
+    Traceback (most recent call last):
+    ...
+    sgr_kit.errors.SgrKitError: tool kinds: tool 'x': kind must be one of search, fetch, pdf, tool; found 'web'
+    """
+    where = "tool kinds"
+    if isinstance(source, Mapping):
+        pairs = list(source.items())
+    elif isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        where = str(path)
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or exc
+            raise SgrKitError(f"{path}: the tool kinds file cannot be read ({reason})") from None
+        if path.suffix.lower() in (".yaml", ".yml"):
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                raise SgrKitError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+            if not isinstance(data, dict):
+                raise SgrKitError(f"{path}: expected a mapping of tool names to kinds; found {type(data).__name__}")
+            pairs = list(data.items())
+        else:
+            rows = list(csv.reader(io.StringIO(text)))
+            if rows and [c.strip().lower() for c in rows[0][:2]] == ["tool", "kind"]:
+                rows = rows[1:]
+            pairs = []
+            for n, row in enumerate(rows, start=2 if text.lower().startswith("tool") else 1):
+                if not row or not "".join(row).strip():
+                    continue
+                if len(row) != 2:
+                    raise SgrKitError(f"{path}:{n}: expected two columns tool,kind; found {len(row)}")
+                pairs.append((row[0].strip(), row[1].strip()))
+    else:
+        raise SgrKitError(f"tool kinds: expected a file (CSV or YAML) or a mapping; found {type(source).__name__}")
+    out: dict[str, str] = {}
+    for name, kind in pairs:
+        if not isinstance(name, str) or not name.strip():
+            raise SgrKitError(f"{where}: a tool name must be text; found {name!r:.60}")
+        if kind not in TOOL_KINDS:
+            raise SgrKitError(f"{where}: tool {name!r}: kind must be one of {', '.join(TOOL_KINDS)}; "
+                              f"found {kind!r:.60}")  # fmt: skip
+        out[name.strip()] = kind
+    return out
 
 
 def _first(args: dict, keys: tuple[str, ...]) -> str:
@@ -145,9 +306,14 @@ def _first(args: dict, keys: tuple[str, ...]) -> str:
 def tool_step(name: str, args: Any, *, t: float = math.nan, tokens: int | None = None) -> Step:
     """The step of a tool call ``name(args)``: its kind, the URL or query it used.
 
-    The URL is the first of the arguments ``url``, ``uri``, ``href``, ``link`` ... or else the first
+    The kind is decided by the name (:func:`classify_tool`: a user's tool kinds given with
+    :class:`using_tool_kinds`, then :data:`KNOWN_TOOLS`, then the name rule), and then by the
+    arguments: a ``search`` needs a text query argument (``query``, ``q``, ``search_query``,
+    ``queries``...), a ``fetch`` or ``pdf`` a URL; a call without one is a plain ``tool`` step
+    (``search_direct_flight(origin, destination, date)`` is a tool, not a web search). The URL is
+    the first of the arguments ``url``, ``uri``, ``href``, ``link`` ... or else the first
     ``http(s)`` URL written in any argument (a ``curl`` command in a shell call); a fetch of a
-    ``.pdf`` path is a ``pdf`` step; a fetch-like call without any URL is a plain ``tool`` step.
+    ``.pdf`` path is a ``pdf`` step.
 
     Examples
     --------
@@ -157,32 +323,40 @@ def tool_step(name: str, args: Any, *, t: float = math.nan, tokens: int | None =
     'api.census.gov'
     >>> tool_step("web_search", {"query": "Boulenger 1890 India snakes"})[:5]
     ('search', 'web_search', '', '', 'Boulenger 1890 India snakes')
+    >>> tool_step("search_direct_flight", {"origin": "SFO", "destination": "JFK", "date": "2024-05-01"}).kind
+    'tool'
     """
     args = args if isinstance(args, dict) else {"input": args}
-    kind = kind_of_tool(name)
+    kind, by = classify_tool(name)
     url = _first(args, _URL_KEYS) if kind != "search" else ""
     if kind != "search" and not host_of(url):
         url = first_url(args) or url
     query = _first(args, _QUERY_KEYS) if kind == "search" else ""
     if kind == "search" and not query:
-        query = next((v.strip() for v in args.values() if isinstance(v, str) and v.strip()), "")
+        kind = "tool"
     if kind == "fetch" and url.lower().split("?", 1)[0].endswith(".pdf"):
         kind = "pdf"
     if kind in ("fetch", "pdf") and not url:
         kind = "tool"
-    return Step(kind=kind, tool=name, url=url, host=host_of(url), query=query, t=t, tokens=tokens)
+    return Step(kind=kind, tool=name, url=url, host=host_of(url), query=query, t=t, tokens=tokens, decided_by=by)
 
 
 def number(value: Any, *, what: str, loc: str, integer: bool = False) -> float | int | None:
     """``value`` as a number >= 0 (None for null or absent), else an error naming ``loc``."""
     if value is None:
         return None
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and value >= 0 and math.isfinite(value)
-    if ok and integer and float(value) != int(value):
-        ok = False
+    if type(value) is int and 0 <= value < 2**63:  # the common case, first
+        return value if integer else float(value)
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and value >= 0
+    if ok and isinstance(value, int):
+        ok = value < 2**63  # (a count beyond any int64 is no count)
+    elif ok:
+        ok = math.isfinite(value) and (not integer or float(value).is_integer())
     if not ok:
         kind = "a whole number" if integer else "a number"
-        raise SgrKitError(f"{loc}: {what} must be {kind} >= 0 or null; found {value!r}")
+        shown = f"an integer of {len(str(abs(value)))} digits" if isinstance(value, int) and not isinstance(
+            value, bool) and abs(value) >= 2**63 else f"{value!r:.60}"  # fmt: skip
+        raise SgrKitError(f"{loc}: {what} must be {kind} >= 0 or null; found {shown}")
     return int(value) if integer else float(value)
 
 
@@ -226,6 +400,7 @@ def native_step(raw: Any, *, loc: str) -> Step:
         raise SgrKitError(f"{loc}: a search step needs a query (or args.query); found none")
     t = number(raw.get("t"), what="t (seconds since the start)", loc=loc)
     tokens = number(raw.get("tokens"), what="tokens", loc=loc, integer=True)
+    used = {k: number(raw.get(k), what=k, loc=loc, integer=True) for k in _USAGE_KEYS}
     return Step(kind=kind, tool=tool, url=url, host=host_of(url), query=query,
                 text=text if kind == "answer" else excerpt(text), t=math.nan if t is None else t,
-                tokens=tokens)  # fmt: skip
+                tokens=tokens, **used)  # fmt: skip

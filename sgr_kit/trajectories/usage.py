@@ -1,0 +1,162 @@
+"""What each run spent and did, one row per trajectory; which tools were classified how.
+
+- :func:`trajectory_usage`: steps, tool calls by kind, tokens, cost and seconds per trajectory,
+  as the agent itself reports them (Claude Code's ``result`` line) or else summed over its model
+  calls when every call reported them; unknown is missing, never 0;
+- :func:`tool_kind_sources`: every tool with its kind, what decided it (the user's tool kinds,
+  the table of known tools, or the name rule alone) and how often it was called, so a user can
+  check the name rule and correct it with a tool-kinds file;
+- :func:`read_tool_kinds`: that file (CSV or YAML, ``tool,kind``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from ..schema import TOOL_KINDS
+from .read import iter_trajectories
+from .steps import read_tool_kinds
+
+__all__ = [
+    "USAGE_COLUMNS", "TOOL_KIND_COLUMNS", "trajectory_usage", "tool_kind_sources", "read_tool_kinds",
+    "check_trajectories",
+]  # fmt: skip
+
+#: Columns of :func:`trajectory_usage`, in order.
+USAGE_COLUMNS: tuple[str, ...] = (
+    "system", "task_id", "repeat", "format", "steps", "tool_calls", "searches", "fetches", "pdfs", "other_tools",
+    "input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "seconds",
+)  # fmt: skip
+#: Columns of :func:`tool_kind_sources`, in order.
+TOOL_KIND_COLUMNS: tuple[str, ...] = ("tool", "kind", "decided_by", "calls")
+
+_TOKEN_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")
+
+
+def _total(tr, key: str) -> Any:
+    if tr.totals is not None and tr.totals.get(key) is not None:
+        return tr.totals[key]
+    if key in _TOKEN_KEYS and tr.calls_totals is not None:
+        return tr.calls_totals.get(key)
+    if key == "seconds":
+        times = [s.t for s in tr.steps if s.t == s.t]
+        return max(times) if times else None
+    return None
+
+
+def trajectory_usage(path: Any, *, format: str | None = None, tool_kinds: Any = None) -> pd.DataFrame:
+    """One row per trajectory: what it did and what it spent, as the agent reports it.
+
+    Parameters
+    ----------
+    path : path or list of paths
+        Trajectories (:func:`~sgr_kit.trajectories.load_trajectories`).
+    format : str, optional
+        Read every file as this format (a name of :data:`~sgr_kit.trajectories.read.FORMATS`).
+    tool_kinds : mapping, path or None
+        Tool names and their kinds, taken first (:func:`read_tool_kinds`).
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`USAGE_COLUMNS`: ``format`` (what the file was read as), ``steps``,
+        ``tool_calls`` and their split into ``searches``, ``fetches``, ``pdfs`` and
+        ``other_tools``; ``input_tokens`` (every prompt token, cached ones included),
+        ``cached_input_tokens``, ``output_tokens`` (reasoning included), ``reasoning_tokens``,
+        ``cost_usd`` and ``seconds`` (the run's duration). Each is the agent's own total where it
+        reports one (Claude Code's ``result`` line), else the sum over the run's model calls when
+        every call reported it, else missing (<NA>, NaN), never 0. ``seconds`` without a
+        reported duration is the time of the last timed step since the first.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "trajectories.jsonl"
+    >>> _ = path.write_text('{"system": "s", "task_id": "t_001", "steps": [{"kind": "search", "query": "q", '
+    ...                     '"input_tokens": 900, "output_tokens": 40}, {"kind": "answer", "text": "a|1"}]}\\n')
+    >>> trajectory_usage(path)[["steps", "searches", "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd"]]
+       steps  searches  input_tokens  output_tokens  reasoning_tokens  cost_usd
+    0      2         1           900             40              <NA>       NaN
+    """
+    rows = []
+    for tr in iter_trajectories(path, format=format, tool_kinds=tool_kinds):
+        kinds = Counter(s.kind for s in tr.steps)
+        calls = sum(kinds[k] for k in TOOL_KINDS)
+        rows.append((tr.system, tr.task_id, tr.repeat, tr.format, len(tr.steps), calls, kinds["search"],
+                     kinds["fetch"], kinds["pdf"], kinds["tool"], *(_total(tr, k) for k in _TOKEN_KEYS),
+                     _total(tr, "cost_usd"), _total(tr, "seconds")))  # fmt: skip
+    frame = pd.DataFrame(rows, columns=list(USAGE_COLUMNS))
+    for col in ("system", "task_id", "format"):
+        frame[col] = frame[col].astype(object)
+    for col in ("repeat", "steps", "tool_calls", "searches", "fetches", "pdfs", "other_tools"):
+        frame[col] = frame[col].astype("int64")
+    for col in _TOKEN_KEYS:
+        frame[col] = pd.array([pd.NA if v is None else v for v in frame[col]], dtype="Int64")
+    for col in ("cost_usd", "seconds"):
+        frame[col] = np.array([np.nan if v is None else float(v) for v in frame[col]], dtype="float64")
+    return frame
+
+
+def tool_kind_sources(path: Any, *, format: str | None = None, tool_kinds: Any = None) -> pd.DataFrame:
+    """Every tool called in the trajectories: its kind, what decided it, and how many calls.
+
+    ``decided_by`` is ``user`` (the ``tool_kinds`` given), ``known`` (the table of known tools,
+    :data:`~sgr_kit.trajectories.steps.KNOWN_TOOLS`) or ``name`` (the name rule alone: check
+    these, and correct them with a tool-kinds file). A tool whose calls became different kinds
+    (a fetch without a URL is a ``tool`` call) has one row per kind. Sorted by ``decided_by``
+    (the name rule first), then by calls.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
+    >>> _ = path.write_text('{"system": "s", "task_id": "t", "messages": [{"role": "assistant", "tool_calls": ['
+    ...     '{"id": "1", "function": {"name": "search_direct_flight", "arguments": "{\\\\"origin\\\\": \\\\"SFO\\\\"}"}}, '
+    ...     '{"id": "2", "function": {"name": "Bash", "arguments": "{}"}}]}]}\\n')
+    >>> tool_kind_sources(path)
+                       tool  kind decided_by  calls
+    0  search_direct_flight  tool       name      1
+    1                  Bash  tool      known      1
+    """
+    counts: Counter = Counter()
+    for tr in iter_trajectories(path, format=format, tool_kinds=tool_kinds):
+        for s in tr.steps:
+            if s.decided_by:
+                counts[(s.tool, s.kind, s.decided_by)] += 1
+    order = {"name": 0, "user": 1, "known": 2}
+    rows = sorted(((t, k, b, n) for (t, k, b), n in counts.items()), key=lambda r: (order.get(r[2], 3), -r[3], r[0]))
+    frame = pd.DataFrame(rows, columns=list(TOOL_KIND_COLUMNS))
+    frame["calls"] = frame["calls"].astype("int64")
+    return frame
+
+
+def check_trajectories(path: Any, *, format: str | None = None, tool_kinds: Any = None) -> str:
+    """A text report of trajectories for ``sgr-kit validate --trajectories``: what was read as what,
+    and every tool whose kind the name rule alone decided, with its calls (check them; correct
+    them with ``--tool-kinds``). Raises :class:`~sgr_kit.errors.SgrKitError` on unreadable input.
+    """
+    notes: list[str] = []
+    counts: Counter = Counter()
+    n = 0
+    formats: Counter = Counter()
+    for tr in iter_trajectories(path, format=format, tool_kinds=tool_kinds, notes=notes.append):
+        n += 1
+        formats[tr.format] += 1
+        for s in tr.steps:
+            if s.decided_by == "name":
+                counts[(s.tool, s.kind)] += 1
+    read_as = ", ".join(f"{name or 'unknown format'}: {count}" for name, count in formats.most_common())
+    lines = [f"trajectories: {n} read" + (f" ({read_as})" if read_as else "")]
+    lines += [f"  note: {note}" for note in notes]
+    if counts:
+        lines.append("tools classified by the name rule alone (check them; a --tool-kinds file of tool,kind "
+                     "corrects them):")
+        width = max(len(t) for t, _ in counts)
+        lines += [f"  {t:<{width}}  {k:<6}  {c} call{'s' if c > 1 else ''}" for (t, k), c in
+                  sorted(counts.items(), key=lambda item: (-item[1], item[0]))]  # fmt: skip
+    else:
+        lines.append("tools classified by the name rule alone: none")
+    return "\n".join(lines)
