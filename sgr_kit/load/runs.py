@@ -40,15 +40,17 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
+import stat
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ..errors import SgrKitError, closest, where
+from ..errors import SgrKitError, closest, decode_json, describe, text_value, valid_unicode, where, whole_number
 from ..trajectories.read import is_trajectory_source, trajectory_answers
 from ..types import Answer
-from .release import LANGUAGES, Finding, as_source_list, json_error, jsonl_lines, read_text, valid_unicode
+from .release import LANGUAGES, Finding, as_source_list, jsonl_lines, read_text
 
 __all__ = ["RunSet", "load_runs", "read_runs", "variant_hint", "ANSWER_SUFFIXES"]
 
@@ -99,7 +101,7 @@ def _language(value: Any, *, loc: str) -> str | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None  # the default language of the runs
     if not isinstance(value, str) or value.strip().lower() not in LANGUAGES:
-        raise SgrKitError(f"{loc}: language should be one of {', '.join(LANGUAGES)}; found {value!r}")
+        raise SgrKitError(f"{loc}: language should be one of {', '.join(LANGUAGES)}; found {describe(value)}")
     return value.strip().lower()
 
 
@@ -127,16 +129,11 @@ def variant_hint(task_id: str, known) -> str:
 
 
 def _repeat(value: Any, *, loc: str) -> int:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return 0
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    raise SgrKitError(f"{loc}: repeat should be an integer >= 0; found {value!r}")
+    return whole_number(value, loc, "repeat", default=0)
 
 
 _DECODER = json.JSONDecoder()
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _SPACE = re.compile(r"[ \t\n\r]*")
 
 
@@ -185,6 +182,7 @@ class _Collector:
         self.converted: dict[str, list[str]] = {}  # file -> locations of non-string answers
         self.null_at: dict[str, list[str]] = {}  # file -> locations of null answers
         self.fixed_at: dict[str, list[str]] = {}  # file -> locations of lone surrogates replaced
+        self.skipped: list[str] = []  # entries of a runs folder that are neither files nor folders
 
     @contextmanager
     def guard(self, kind: str = "read") -> Iterator[None]:
@@ -214,10 +212,10 @@ class _Collector:
 
     def add(self, system: Any, task_id: Any, repeat: int, text: str | None, loc: str, language: str | None = None) -> None:
         language = language or self.language
-        system = str(system).strip() if isinstance(system, (str, int)) else ""
+        system = text_value(system, loc, "system")
         if not system:
             raise SgrKitError(f"{loc}: system name is empty; every answer needs a system")
-        task_id = str(task_id).strip() if isinstance(task_id, (str, int)) else ""
+        task_id = text_value(task_id, loc, "task_id")
         if not task_id:
             raise SgrKitError(f"{loc}: task_id is empty")
         if self.known is not None and task_id not in self.known:
@@ -255,6 +253,13 @@ class _Collector:
     def notes(self) -> list[str]:
         """One note per file for null answers and for answers that were not strings."""
         out = []
+        if self.skipped:
+            out.append(
+                f"{len(self.skipped)} entr{'ies' if len(self.skipped) > 1 else 'y'} of the runs folder "
+                f"{'are' if len(self.skipped) > 1 else 'is'} neither a file nor a folder (a FIFO, a socket, a device "
+                f"or a broken link) and {'were' if len(self.skipped) > 1 else 'was'} skipped unread: "
+                f"{', '.join(self.skipped[:3])}{' ...' if len(self.skipped) > 3 else ''}"
+            )
         for path, locs in self.null_at.items():
             out.append(
                 f"{path}: {len(locs)} answer{'s are' if len(locs) > 1 else ' is'} null (first at {locs[0]}); "
@@ -277,16 +282,9 @@ def _jsonl(path: Path, out: _Collector) -> None:
     for n, line in jsonl_lines(read_text(path)):
         loc = where(path, n)
         with out.guard():
-            try:
-                entry = json.loads(line)
-                if "\\u" in line:
-                    entry, replaced = valid_unicode(entry)
-                    if replaced:
-                        out.fixed_at.setdefault(str(path), []).append(loc)
-            except json.JSONDecodeError as exc:
-                raise SgrKitError(f"{loc}: not valid JSON ({json_error(exc)})") from None
-            except RecursionError:
-                raise SgrKitError(f"{loc}: JSON nested too deeply to read (more levels of lists or objects than Python's recursion limit)") from None
+            entry, replaced = decode_json(line, path, n)
+            if replaced:
+                out.fixed_at.setdefault(str(path), []).append(loc)
             if not isinstance(entry, dict):
                 raise SgrKitError(
                     f"{loc}: expected an object with {', '.join(_COLUMNS)}; found {type(entry).__name__}"
@@ -335,36 +333,68 @@ def _csv(path: Path, out: _Collector) -> None:
             raise SgrKitError(f"{where(path, start)}: not valid CSV ({exc})") from None
 
 
-def _folder(root: Path, out: _Collector) -> None:
-    for entry in sorted(root.iterdir()):
+def _kind(path: Path) -> str:
+    """``"file"``, ``"dir"`` or, for anything else (a FIFO, a socket, a device, a broken link), ``"other"``.
+
+    Looked up without opening the path: opening a FIFO waits for a writer forever.
+    """
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "other"
+    return "file" if stat.S_ISREG(mode) else "dir" if stat.S_ISDIR(mode) else "other"
+
+
+def _name(path: Path) -> str:
+    """A file or folder name used as a system, task id or repeat; a name that is not UTF-8 is an error."""
+    if _SURROGATE.search(path.name):
+        shown = os.fsencode(path.name).decode("utf-8", "replace")
+        raise SgrKitError(f"{path.parent / shown}: the name is not UTF-8 text; expected a system, task id or "
+                          f"repeat written in UTF-8 (rename it)")  # fmt: skip
+    return path.name
+
+
+def _visible(folder: Path, out: _Collector) -> list[tuple[Path, str]]:
+    """The entries of ``folder`` that are read, with their kind; hidden ones are left out, non-regular ones noted."""
+    kept = []
+    for entry in sorted(folder.iterdir()):
         if entry.name.startswith("."):
             continue
-        if entry.is_file():
+        kind = _kind(entry)
+        if kind == "other":
+            out.skipped.append(str(entry))
+            continue
+        kept.append((entry, kind))
+    return kept
+
+
+def _folder(root: Path, out: _Collector) -> None:
+    for entry, kind in _visible(root, out):
+        if kind == "file":
             if entry.suffix.lower() in _TABLES:
                 _TABLES[entry.suffix.lower()](entry, out)
             continue
-        system = entry.name
-        for item in sorted(entry.iterdir()):
-            if item.name.startswith("."):
-                continue
-            if item.is_dir():
-                for f in sorted(item.iterdir()):
-                    if f.name.startswith("."):
+        with out.guard():
+            system = _name(entry)
+            for item, item_kind in _visible(entry, out):
+                with out.guard():
+                    if item_kind == "dir":
+                        task_id = _name(item)
+                        for f, f_kind in _visible(item, out):
+                            with out.guard():
+                                if f_kind != "file" or f.suffix.lower() not in ANSWER_SUFFIXES:
+                                    raise SgrKitError(
+                                        f"{f}: expected <system>/<task_id>/<repeat>.<md|txt|json> with a numeric repeat"
+                                    )
+                                repeat = whole_number(_name(f).removesuffix(f.suffix), str(f), "the repeat (file name)")
+                                out.add(system, task_id, repeat, read_text(f), str(f))
                         continue
-                    with out.guard():
-                        if not f.is_file() or f.suffix.lower() not in ANSWER_SUFFIXES or not f.stem.isdigit():
-                            raise SgrKitError(
-                                f"{f}: expected <system>/<task_id>/<repeat>.<md|txt|json> with a numeric repeat"
-                            )
-                        out.add(system, item.name, int(f.stem), read_text(f), str(f))
-                continue
-            with out.guard():
-                if item.suffix.lower() not in ANSWER_SUFFIXES:
-                    raise SgrKitError(
-                        f"{item}: expected an answer file <system>/<task_id>.<md|txt|json>; "
-                        f"found suffix '{item.suffix}'"
-                    )
-                out.add(system, item.stem, 0, read_text(item), str(item))
+                    if item.suffix.lower() not in ANSWER_SUFFIXES:
+                        raise SgrKitError(
+                            f"{item}: expected an answer file <system>/<task_id>.<md|txt|json>; "
+                            f"found suffix '{item.suffix}'"
+                        )
+                    out.add(system, _name(item).removesuffix(item.suffix), 0, read_text(item), str(item))
 
 
 _TABLES = {".jsonl": _jsonl, ".csv": _csv}
@@ -376,15 +406,29 @@ def _trajectories(path: Path, out: _Collector) -> None:
         out.add(system, task_id, repeat, out.text(text, raw=None, path=path, loc=loc), loc)
 
 
+def _is_trajectories(path: Path) -> bool:
+    # The sniff reads the first record of a JSONL file; a record it cannot decode (an integer of
+    # more digits than Python reads, nesting deeper than the recursion limit) is left to the runs
+    # reader, whose error names the file and line.
+    try:
+        return is_trajectory_source(path)
+    except (ValueError, RecursionError):
+        return False
+
+
 def _read(source: Any, out: _Collector) -> None:
     for item in as_source_list(source):
         path = Path(item)
         with out.guard():
-            if is_trajectory_source(path):
+            kind = _kind(path)
+            if kind == "other" and path.exists():
+                raise SgrKitError(f"runs source {path}: neither a file nor a folder (a FIFO, a socket or a device); "
+                                  f"expected a .jsonl or .csv file or a folder")  # fmt: skip
+            if _is_trajectories(path):
                 _trajectories(path, out)
-            elif path.is_dir():
+            elif kind == "dir":
                 _folder(path, out)
-            elif path.is_file():
+            elif kind == "file":
                 reader = _TABLES.get(path.suffix.lower())
                 if reader is None:
                     raise SgrKitError(
