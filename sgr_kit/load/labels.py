@@ -24,7 +24,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from ..errors import SgrKitError, where
+from ..errors import SgrKitError, where, whole_number
 from ..schema import ANNOTATION_LABELS, ERROR_LABELS, LABEL_COLUMNS, NOT_ANALYZABLE, TEXT_DTYPE
 
 __all__ = ["LABEL_REQUIRED", "SHEET_REQUIRED", "label_code", "load_labels", "load_sheet", "read_label_rows"]
@@ -88,12 +88,7 @@ def _records(path: Path, what: str, required: tuple[str, ...], optional: tuple[s
         for column in required:
             if not rec[column]:
                 raise SgrKitError(f"{here}, column {column!r}: empty; every row needs {', '.join(required)}")
-        try:
-            rec["repeat"] = int(rec["repeat"])
-        except ValueError:
-            raise SgrKitError(f"{here}, column 'repeat': expected a whole number, found {rec['repeat']!r}") from None
-        if rec["repeat"] < 0:
-            raise SgrKitError(f"{here}, column 'repeat': expected a whole number >= 0, found {rec['repeat']}")
+        rec["repeat"] = whole_number(rec["repeat"], here, "column 'repeat'")
         yield here, line, rec
 
 
@@ -227,10 +222,7 @@ def load_sheet(path: str | Path) -> pd.DataFrame:
                               f"at line {first[key]}")
         first[key] = line
         if "slot" in rec:
-            try:
-                rec["slot"] = int(rec["slot"])
-            except ValueError:
-                raise SgrKitError(f"{here}, column 'slot': expected a whole number, found {rec['slot']!r}") from None
+            rec["slot"] = whole_number(rec["slot"], here, "column 'slot'")
         header_has |= set(rec)
         records.append({**rec, "line": line})
     columns = (*SHEET_REQUIRED, *[c for c in extra if c in header_has], "line")

@@ -381,6 +381,12 @@ def _read_one(source: Any, origin: int, language: str = "en") -> tuple[list[Reco
     if path.is_file():
         if path.suffix.lower() not in _READERS:
             raise SgrKitError(f"task source {path}: expected a .jsonl, .json or .parquet file; found '{path.suffix}'")
+        if language == "zh" and language_of(path, "") != "zh":
+            raise SgrKitError(
+                f"task source {path}: --language zh asks for the Chinese tasks, but this file is not below a data_zh "
+                f"folder (the release's Chinese translation); pass the release folder or its data_zh folder, or "
+                f"score English answers with --language en"
+            )
         records, more = _read_file(path, origin, in_folder=False, language=language)
         return records, findings + more
     files, notes = _walk(path, language)

@@ -91,9 +91,15 @@ class RunSet(list):
         return tuple(lang for lang in LANGUAGES if lang in named)
 
     def for_language(self, language: str) -> "RunSet":
-        """The answers (and null entries) of one language, with every system kept."""
+        """The answers (and null entries) of one language, with the systems that gave any in it.
+
+        A system that never answered in ``language`` is left out, so that scoring gives it no
+        row there (not a row of ``missing`` answers for every task).
+        """
+        answers = [a for a in self if a.language == language]
         nulls = [(n, lang) for n, lang in zip(self.nulls, self.null_languages) if lang == language]
-        return RunSet([a for a in self if a.language == language], systems=self.systems, notes=self.notes,
+        named = {a.system for a in answers} | {n[0] for n, _ in nulls}
+        return RunSet(answers, systems=[s for s in self.systems if s in named], notes=self.notes,
                       nulls=[n for n, _ in nulls], null_languages=[lang for _, lang in nulls])  # fmt: skip
 
 

@@ -18,7 +18,7 @@ from typing import Mapping
 
 import pandas as pd
 
-from ..errors import SgrKitError, where
+from ..errors import MAX_WHOLE, SgrKitError, where
 from ..schema import LANGUAGES, METRICS, REQUIRED_SCORE_COLUMNS, STATUSES, TEXT_DTYPE, VARIANTS
 
 __all__ = ["by_language", "load_scores", "read_table"]
@@ -157,12 +157,12 @@ def _check_values(frame: pd.DataFrame, path: Path, lines: list[int] | None) -> p
                 f"expected one of {', '.join(allowed)}"
             )
     repeat = pd.to_numeric(frame["repeat"], errors="coerce")
-    bad = repeat.isna() | (repeat < 0) | (repeat != repeat.round())
+    bad = repeat.isna() | (repeat < 0) | (repeat > MAX_WHOLE) | (repeat != repeat.round())
     if bad.any():
         i = _first_bad(bad)
         raise SgrKitError(
             f"{_row(lines, i, path)}: column 'repeat' holds {str(frame['repeat'].iloc[i])[:_SHOWN]!r}; "
-            f"expected an integer >= 0"
+            f"expected an integer >= 0 (at most {MAX_WHOLE})"
         )
     frame["repeat"] = repeat.astype("int64")
     for column in ("system", "task_id"):
