@@ -77,7 +77,7 @@ def test_missing_and_undecodable_files_are_errors(tmp_path):
         load_labels(tmp_path / "nope.csv")
     bad = tmp_path / "bin.csv"
     bad.write_bytes(b"system,task_id\n\xff\xfe\n")
-    with pytest.raises(SgrKitError, match=r"bin\.csv: expected UTF-8 text"):
+    with pytest.raises(SgrKitError, match=r"bin\.csv:2: not UTF-8 text .*; expected UTF-8 text"):
         load_labels(bad)
 
 

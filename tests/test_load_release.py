@@ -167,7 +167,7 @@ def test_nonexistent_path_unsupported_suffix_and_empty_folder(tmp_path):
 def test_non_utf8_file_is_an_error(tmp_path):
     path = tmp_path / "t.jsonl"
     path.write_bytes(b'{"task_id": "\xff"}\n')
-    with pytest.raises(SgrKitError, match=r"t\.jsonl: not UTF-8 text"):
+    with pytest.raises(SgrKitError, match=r"t\.jsonl:1: not UTF-8 text"):
         load_tasks(path)
 
 

@@ -130,7 +130,7 @@ def test_folder_layouts(tmp_path):
 @pytest.mark.parametrize(
     ("relative", "content", "message"),
     [
-        ("s1/nvd_001.txt", b"\xff\xfe bad", r"s1/nvd_001\.txt: not UTF-8 text"),
+        ("s1/nvd_001.txt", b"\xff\xfe bad", r"s1/nvd_001\.txt:1: not UTF-8 text"),
         ("s1/nvd_001.docx", b"x", r"s1/nvd_001\.docx: expected an answer file <system>/<task_id>\.<md\|txt\|json>"),
         ("s1/nvd_001/first.md", b"x", r"s1/nvd_001/first\.md: the repeat \(file name\) should be a whole number "
                                       r"from 0 to 2147483647; found 'first'"),

@@ -13,6 +13,7 @@ trajectories only. The error profiles built from it are in :mod:`sgr_kit.breakdo
 from __future__ import annotations
 
 import csv
+import io
 import warnings
 from pathlib import Path
 
@@ -21,6 +22,7 @@ import pandas as pd
 from ..errors import SgrKitError, where
 from ..schema import AUDIT_LABELS, AUDIT_TABLE_COLUMNS, ERROR_LABELS, NOT_ANALYZABLE, TEXT_DTYPE
 from .labels import label_code
+from .release import read_text
 
 __all__ = ["AUDIT_REQUIRED", "load_audit"]
 
@@ -39,18 +41,16 @@ def _label(text: str) -> str | None:
 
 
 def _read_rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    reader = csv.reader(io.StringIO(read_text(path, "audit file"), newline=""))
     try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            reader = csv.reader(handle)
-            header = [h.strip() for h in next(reader, [])]
-            rows = []
-            for row in reader:
-                if any(cell.strip() for cell in row):
-                    rows.append((reader.line_num, row))
-    except UnicodeDecodeError as exc:
-        raise SgrKitError(f"audit file {path}: expected UTF-8 text, found undecodable bytes ({exc.reason})") from None
+        header = [h.strip() for h in next(reader, [])]
+        rows, start = [], reader.line_num + 1
+        for row in reader:  # each record at the line where it starts (a quoted cell may span lines)
+            if any(cell.strip() for cell in row):
+                rows.append((start, row))
+            start = reader.line_num + 1
     except csv.Error as exc:
-        raise SgrKitError(f"audit file {path}: not a readable CSV file ({exc})") from None
+        raise SgrKitError(f"audit file {where(path, reader.line_num)}: not a readable CSV file ({exc})") from None
     return header, rows
 
 

@@ -19,6 +19,7 @@ valid audit file.
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 from typing import Iterable
 
@@ -26,6 +27,7 @@ import pandas as pd
 
 from ..errors import SgrKitError, where, whole_number
 from ..schema import ANNOTATION_LABELS, ERROR_LABELS, LABEL_COLUMNS, NOT_ANALYZABLE, TEXT_DTYPE
+from .release import read_text
 
 __all__ = ["LABEL_REQUIRED", "SHEET_REQUIRED", "label_code", "load_labels", "load_sheet", "read_label_rows"]
 
@@ -59,15 +61,16 @@ def label_code(text: object) -> str | None:
 def _csv_rows(path: Path, what: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
     if not path.is_file():
         raise SgrKitError(f"{what} {path} not found (expected a CSV file)")
+    reader = csv.reader(io.StringIO(read_text(path, what), newline=""))
     try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            reader = csv.reader(handle)
-            header = [h.strip() for h in next(reader, [])]
-            rows = [(reader.line_num, row) for row in reader if any(cell.strip() for cell in row)]
-    except UnicodeDecodeError as exc:
-        raise SgrKitError(f"{what} {path}: expected UTF-8 text, found undecodable bytes ({exc.reason})") from None
+        header = [h.strip() for h in next(reader, [])]
+        rows, start = [], reader.line_num + 1
+        for row in reader:  # each record at the line where it starts (a quoted cell may span lines)
+            if any(cell.strip() for cell in row):
+                rows.append((start, row))
+            start = reader.line_num + 1
     except csv.Error as exc:
-        raise SgrKitError(f"{what} {path}: not a readable CSV file ({exc})") from None
+        raise SgrKitError(f"{what} {where(path, reader.line_num)}: not a readable CSV file ({exc})") from None
     return header, rows
 
 

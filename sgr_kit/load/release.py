@@ -215,14 +215,22 @@ def _normalize(data: Any, *, loc: str, stem: str | None = None) -> dict[str, Any
     return rec
 
 
-def read_text(path: Path) -> str:
-    """A file's text as UTF-8 (a byte-order mark dropped); errors name the file."""
+def read_text(path: Path, what: str = "") -> str:
+    """A file's text as UTF-8 (a byte-order mark dropped); errors name the file (and the line of bytes that are not UTF-8).
+
+    ``what`` (``"label file"``) is put before the path in messages.
+    """
+    prefix = f"{what} " if what else ""
     try:
-        return path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SgrKitError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+        data = path.read_bytes()
     except OSError as exc:
-        raise SgrKitError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+        raise SgrKitError(f"{prefix}{path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SgrKitError(f"{prefix}{where(path, line)}: not UTF-8 text (byte {exc.start}: {exc.reason}); "
+                          f"expected UTF-8 text") from None  # fmt: skip
 
 
 def jsonl_lines(text: str) -> list[tuple[int, str]]:

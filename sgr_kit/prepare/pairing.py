@@ -36,7 +36,7 @@ from typing import Any, Mapping
 
 from ..canonicalize import column_canonicalizers
 from ..errors import SgrKitError, decode_json, describe, text_value, where
-from ..load.release import Finding, jsonl_lines
+from ..load.release import Finding, jsonl_lines, read_text
 from ..types import ParsedTable, Task
 
 __all__ = [
@@ -165,10 +165,7 @@ def read_pairing_file(path: Any) -> dict[str, tuple[str, str]]:
     path = Path(path)
     if not path.is_file():
         raise SgrKitError(f"pairing file {path}: no such file; expected a CSV or JSON file of task_id, base_id")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SgrKitError(f"pairing file {path}: cannot be read ({exc})") from None
+    text = read_text(path, "pairing file")
     entries: list[tuple[Any, int | None]] = []  # (entry, line)
     suffix = path.suffix.lower()
     if suffix == ".csv":
