@@ -6,6 +6,12 @@ little for one analysis (one system for a comparison of systems), which a report
 turns into a sentence while the rest of the page builds. Every problem with user input (a task file, a runs file, a rules file, an
 option) is raised as :class:`SgrKitError`, a ``ValueError`` subclass, with a
 message naming the input, what was expected, what was found and where.
+
+The readers of user files share the checks that turn hostile values into such errors:
+:func:`decode_json` (one JSON text: syntax, integers of more digits than Python reads, nesting
+deeper than :data:`MAX_DEPTH`, lone surrogates replaced), :func:`whole_number` (a repeat or a
+slot: 0 to :data:`MAX_WHOLE`, ASCII digits only), :func:`text_value` (a name: a string, not a
+list, an object or a boolean) and :func:`describe` (how a found value is shown).
 """
 
 from __future__ import annotations

@@ -125,7 +125,7 @@ def _json_writer(records: list[dict[str, Any]], name: str, *, single: bool = Fal
 def _csv_writer(header: list[str], rows: list[dict[str, str]], name: str) -> Callable[..., Path]:
     def write(folder: Path, field: str, hostile: str, line: int) -> Path:
         buffer = io.StringIO(newline="")
-        writer = csv.writer(buffer, lineterminator="\n")
+        writer = csv.writer(buffer)  # "\r\n" line ends: a cell holding "\r" or "\n" is quoted
         writer.writerow(header)
         for n, row in enumerate(rows, 1):
             writer.writerow([hostile if (n == line and column == field) else row.get(column, "") for column in header])

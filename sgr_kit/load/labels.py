@@ -154,7 +154,7 @@ def load_labels(paths: str | Path | Iterable[str | Path]) -> pd.DataFrame:
     ------
     SgrKitError
         For a missing or unreadable file, a missing column, an empty required cell, a
-        repeat that is not a whole number, an unknown label, a reserved annotator name
+        repeat that is not a whole number from 0 to 2147483647, an unknown label, a reserved annotator name
         (``all`` or one with ``|``), or an answer one annotator labelled twice (in one file
         or two); the message names the file and line.
 

@@ -3,7 +3,8 @@
 Formats, detected from the path:
 
 - ``*.jsonl``: one object per line with ``system``, ``task_id``, ``answer`` and optionally
-  ``repeat`` (an integer >= 0 or a string of digits; default 0) and ``language`` (``en``, the
+  ``repeat`` (a whole number from 0 to 2147483647, a JSON integer or a string of ASCII digits;
+  default 0) and ``language`` (``en``, the
   default, or ``zh``: the release translation the answer was given in, scored against the tasks
   of that language). ``answer`` is a string, or:
 
@@ -20,7 +21,9 @@ Formats, detected from the path:
 - a folder: ``<system>/<task_id>.<md|txt|json>`` or ``<system>/<task_id>/<repeat>.<md|txt|json>``,
   each file's whole UTF-8 text being the answer (a ``.json`` file is an answer written as JSON).
   ``*.jsonl`` and ``*.csv`` files directly in the folder are read as above; other files there
-  and hidden files are ignored. Files are only read: no path is ever built from a task id.
+  and hidden files are ignored. Entries that are neither files nor folders (FIFOs, sockets,
+  devices, broken links) are skipped unread, with a note: opening a FIFO would wait forever. A
+  name that is not UTF-8 is an error. Files are only read: no path is ever built from a task id.
 - **trajectories** (:mod:`sgr_kit.trajectories`): a JSONL file of trajectory records or a
   ``<system>/<task_id>[/<repeat>].jsonl`` folder of trajectories; each trajectory's final
   answer is its answer (none: scored *missing*).
@@ -28,7 +31,12 @@ Formats, detected from the path:
 A lone surrogate escape in JSON (``"\\ud800"``: no Unicode character, so no output file could
 hold it) is replaced by U+FFFD, with a note per file.
 
-Errors name the file and line: a missing column or key, an empty system name, a bad repeat,
+Every line is decoded by :func:`sgr_kit.errors.decode_json` (an integer of more digits than
+Python reads and nesting deeper than :data:`~sgr_kit.errors.MAX_DEPTH` are errors) and every
+field checked by :func:`~sgr_kit.errors.whole_number` / :func:`~sgr_kit.errors.text_value`.
+
+Errors name the file and line: a missing column or key, an empty system name or one that is not
+text (a list, an object, ``true``), a bad repeat,
 an unknown task id (when ``tasks`` is given, with the closest known ids), a duplicate
 ``(system, task_id, repeat)`` (naming both locations), an undecodable file.
 :func:`load_runs` raises the first; :func:`read_runs` (``sgr-kit validate --runs``) reports
