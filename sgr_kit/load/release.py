@@ -216,9 +216,10 @@ def _normalize(data: Any, *, loc: str, stem: str | None = None) -> dict[str, Any
 
 
 def read_text(path: Path, what: str = "") -> str:
-    """A file's text as UTF-8 (a byte-order mark dropped); errors name the file (and the line of bytes that are not UTF-8).
+    """A file's text as UTF-8 (a byte-order mark dropped); errors name the file.
 
-    ``what`` (``"label file"``) is put before the path in messages.
+    Bytes that are not UTF-8 are an error naming the line they are on. ``what`` (``"label
+    file"``) is put before the path in messages.
     """
     prefix = f"{what} " if what else ""
     try:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,13 +170,20 @@ def read_pairing_file(path: Any) -> dict[str, tuple[str, str]]:
     entries: list[tuple[Any, int | None]] = []  # (entry, line)
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        reader = csv.DictReader(text.splitlines())
-        missing = [c for c in ("task_id", "base_id") if c not in (reader.fieldnames or [])]
-        if missing:
-            raise SgrKitError(
-                f"{where(path, 1)}: the header should name task_id and base_id; found {reader.fieldnames}"
-            )
-        entries = [(row, reader.line_num) for row in reader]
+        # lines end at \n (or \r\n) only, as a CSV writer ends them; each record at the line where it starts
+        reader = csv.reader(io.StringIO(text, newline=""))
+        try:
+            header = next(reader, [])
+            missing = [c for c in ("task_id", "base_id") if c not in header]
+            if missing:
+                raise SgrKitError(f"{where(path, 1)}: the header should name task_id and base_id; found {header}")
+            start = reader.line_num + 1
+            for row in reader:
+                if row:  # a blank line
+                    entries.append((dict(zip(header, row)), start))
+                start = reader.line_num + 1
+        except csv.Error as exc:
+            raise SgrKitError(f"{where(path, reader.line_num)}: not valid CSV ({exc})") from None
     elif suffix == ".jsonl":
         entries = [(decode_json(ln, path, n)[0], n) for n, ln in jsonl_lines(text)]
     elif suffix == ".json":
