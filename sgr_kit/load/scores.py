@@ -170,8 +170,11 @@ def _check_values(frame: pd.DataFrame, path: Path, lines: list[int] | None) -> p
     for column in _COUNTS:  # optional count columns: whole numbers (an empty cell stays missing)
         if column not in frame.columns:
             continue
-        values = frame[column]
-        numbers = pd.to_numeric(values.astype("string"), errors="coerce")
+        values = frame[column].astype("string")
+        if values.str.fullmatch("[0-9]{1,9}").fillna(False).all():  # the usual case, quickly: short ASCII digits only
+            frame[column] = values.astype("int64")
+            continue
+        numbers = pd.to_numeric(values, errors="coerce")
         blank = values.isna() | values.astype("string").str.strip().eq("").fillna(True)
         bad = ~blank & (numbers.isna() | (numbers < 0) | (numbers > MAX_WHOLE) | (numbers != numbers.round()))
         if bad.any():
