@@ -6,14 +6,43 @@ little for one analysis (one system for a comparison of systems), which a report
 turns into a sentence while the rest of the page builds. Every problem with user input (a task file, a runs file, a rules file, an
 option) is raised as :class:`SgrKitError`, a ``ValueError`` subclass, with a
 message naming the input, what was expected, what was found and where.
+
+The readers of user files share the checks that turn hostile values into such errors:
+:func:`decode_json` (one JSON text: syntax, integers of more digits than Python reads, nesting
+deeper than :data:`MAX_DEPTH`, lone surrogates replaced), :func:`whole_number` (a repeat or a
+slot: 0 to :data:`MAX_WHOLE`, ASCII digits only), :func:`text_value` (a name: a string, not a
+list, an object or a boolean) and :func:`describe` (how a found value is shown).
 """
 
 from __future__ import annotations
 
 import difflib
-from typing import Iterable
+import json
+import re
+import sys
+from typing import Any, Iterable
 
-__all__ = ["SgrKitError", "UnknownIdError", "InsufficientDataError", "closest", "where"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_WHOLE",
+    "SgrKitError",
+    "UnknownIdError",
+    "InsufficientDataError",
+    "closest",
+    "decode_json",
+    "describe",
+    "json_error",
+    "text_value",
+    "valid_unicode",
+    "where",
+    "whole_number",
+]
+
+#: The largest whole number (a repeat, a slot) read from an input file: 2**31 - 1, which every
+#: table, parquet column and browser holds exactly.
+MAX_WHOLE = 2**31 - 1
+#: The deepest nesting of JSON lists and objects read from an input file.
+MAX_DEPTH = 100
 
 
 class SgrKitError(ValueError):
@@ -62,3 +91,215 @@ def where(path: object, line: int | None = None) -> str:
     'tasks/'
     """
     return f"{path}:{line}" if line is not None else f"{path}"
+
+
+def json_error(exc: json.JSONDecodeError) -> str:
+    """A JSON syntax error as ``"<what> at column N"`` for messages.
+
+    Examples
+    --------
+    >>> try:
+    ...     json.loads('{"a": "x')
+    ... except json.JSONDecodeError as exc:
+    ...     json_error(exc)
+    'Unterminated string starting at column 7'
+    """
+    return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_unicode(value: Any) -> tuple[Any, int]:
+    """``value`` (JSON data) with every lone surrogate replaced by U+FFFD, and how many were replaced.
+
+    JSON text may spell a lone surrogate (``"\\ud800"``), which is no Unicode character: such
+    text could be scored but not written to any output file. Control characters, right-to-left
+    marks and the like are valid and kept.
+
+    Examples
+    --------
+    >>> valid_unicode({"a": ["x" + chr(0xD800) + "y", 1]}) == ({"a": ["x\\ufffdy", 1]}, 1)
+    True
+    """
+    if isinstance(value, str):
+        fixed, n = _SURROGATE.subn("\ufffd", value)
+        return fixed, n
+    if isinstance(value, list):
+        out, total = [], 0
+        for item in value:
+            fixed, n = valid_unicode(item)
+            out.append(fixed)
+            total += n
+        return (out, total) if total else (value, 0)
+    if isinstance(value, dict):
+        out_d, total = {}, 0
+        for key, item in value.items():
+            fixed_key, n_key = valid_unicode(key)
+            fixed, n = valid_unicode(item)
+            out_d[fixed_key] = fixed
+            total += n + n_key
+        return (out_d, total) if total else (value, 0)
+    return value, 0
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and objects nest in ``value`` (0 for a string or number), without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (list, dict)):
+            level += 1
+            deepest = max(deepest, level)
+            if level > MAX_DEPTH:
+                return level
+            stack.extend((v, level) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def decode_json(text: str, path: object, line: int | None = None, *, loc: str | None = None) -> tuple[Any, int]:
+    """Decode one JSON text (a JSONL line, or a whole file when ``line`` is None), checked for sgr-kit.
+
+    Every way JSON text can fail to become usable data is an :class:`SgrKitError` naming
+    ``path:line``: a syntax error (for a whole file, at the line where it is), an integer of
+    more digits than Python reads (:func:`sys.get_int_max_str_digits`), lists or objects nested
+    more than :data:`MAX_DEPTH` levels deep (``loc``, when given, replaces ``path:line`` in the
+    messages: for JSON text inside a field). Lone surrogate escapes (``"\\ud800"``) are replaced
+    by U+FFFD (see :func:`valid_unicode`); the caller says so in a note. ``NaN``, ``Infinity``
+    and numbers too large for a float (``1e400``, read as infinity) are decoded as Python
+    does: the field checkers (:func:`whole_number`, :func:`text_value`) refuse them where a
+    whole number or a text is expected.
+
+    Returns
+    -------
+    value : object
+    replaced : int
+        How many lone surrogates were replaced.
+
+    Examples
+    --------
+    >>> decode_json('{"a": [1, "x"]}', "runs.jsonl", 3)
+    ({'a': [1, 'x']}, 0)
+    >>> decode_json('{"a": 1' + "0" * 5000 + '}', "runs.jsonl", 3)
+    Traceback (most recent call last):
+    ...
+    sgr_kit.errors.SgrKitError: runs.jsonl:3: holds an integer of more than 4300 digits (more than any field can hold)
+    >>> decode_json("[" * 200 + "]" * 200, "runs.jsonl", 4)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    sgr_kit.errors.SgrKitError: runs.jsonl:4: JSON nested 101 or more levels deep; at most 100 levels of lists or objects are read
+    """
+    at = loc or where(path, line)
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        at = loc or where(path, exc.lineno if line is None else line)
+        raise SgrKitError(f"{at}: not valid JSON ({json_error(exc)})") from None
+    except RecursionError:
+        raise SgrKitError(f"{at}: JSON nested too deeply to read; at most {MAX_DEPTH} levels of lists or objects are "
+                          f"read") from None  # fmt: skip
+    except ValueError:  # Python's limit on the digits of an integer
+        raise SgrKitError(f"{at}: holds an integer of more than {sys.get_int_max_str_digits() or 4300} digits "
+                          f"(more than any field can hold)") from None  # fmt: skip
+    if text.count("[") + text.count("{") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
+        raise SgrKitError(f"{at}: JSON nested {MAX_DEPTH + 1} or more levels deep; at most {MAX_DEPTH} levels of "
+                          f"lists or objects are read")  # fmt: skip
+    if "\\u" in text or _SURROGATE.search(text):
+        return valid_unicode(value)
+    return value, 0
+
+
+_WIDTH = 60
+
+
+def describe(value: Any) -> str:
+    """A value from an input file as an error message shows it: its JSON kind and its start.
+
+    Examples
+    --------
+    >>> describe("x"), describe(True), describe(None), describe([1, 2]), describe(10**30)
+    ("'x'", 'true', 'null', 'a list [1, 2]', '1000000000000000000000000000000')
+    >>> describe(10**100)
+    'an integer of 101 digits (1000000000…)'
+    >>> describe(float("inf")), describe({"a": 1})
+    ('a number too large (infinity)', 'an object {"a": 1}')
+    """
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, int):
+        digits = str(value)
+        return digits if len(digits) <= 40 else f"an integer of {len(digits.lstrip('-'))} digits ({digits[:10]}…)"
+    if isinstance(value, float):
+        if value != value:
+            return "NaN"
+        if value in (float("inf"), float("-inf")):
+            return "a number too large (infinity)"
+        return repr(value)
+    if isinstance(value, str):
+        shown = repr(value[:_WIDTH])
+        return shown if len(value) <= _WIDTH else f"{shown}… ({len(value)} characters)"
+    kind = {list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+    try:
+        text = json.dumps(value, ensure_ascii=True)
+    except (TypeError, ValueError, RecursionError):
+        return kind
+    return f"{kind} {text[:_WIDTH]}{'…' if len(text) > _WIDTH else ''}"
+
+
+def whole_number(value: Any, loc: str, field: str, *, default: int | None = None, maximum: int = MAX_WHOLE) -> int:
+    """A whole number from 0 to ``maximum`` read from an input file: a JSON integer or a text of ASCII digits.
+
+    ``None`` and an empty text give ``default`` when one is given. Anything else (a negative
+    number, a fraction, ``true``, a list, ``"²"``, a number above ``maximum``) is an
+    :class:`SgrKitError` naming ``loc``, ``field``, what was expected and what was found.
+
+    Examples
+    --------
+    >>> whole_number(" 3 ", "runs.csv:2", "repeat"), whole_number(None, "x", "repeat", default=0)
+    (3, 0)
+    >>> whole_number(10**30, "runs.jsonl:2", "repeat")
+    Traceback (most recent call last):
+    ...
+    sgr_kit.errors.SgrKitError: runs.jsonl:2: repeat should be a whole number from 0 to 2147483647; found 1000000000000000000000000000000
+    >>> whole_number("²", "labels.csv:4", "column 'repeat'")
+    Traceback (most recent call last):
+    ...
+    sgr_kit.errors.SgrKitError: labels.csv:4: column 'repeat' should be a whole number from 0 to 2147483647; found '²'
+    """
+    if default is not None and (value is None or (isinstance(value, str) and not value.strip())):
+        return default
+    number = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
+        digits = value.strip().lstrip("0") or "0"
+        number = int(digits) if len(digits) <= len(str(maximum)) else None
+    if number is None or not 0 <= number <= maximum:
+        raise SgrKitError(f"{loc}: {field} should be a whole number from 0 to {maximum}; found {describe(value)}")
+    return number
+
+
+_DIGITS = re.compile("[0-9]+")
+
+
+def text_value(value: Any, loc: str, field: str, *, numbers: bool = True) -> str:
+    """A text field read from JSON, stripped: a string, or (``numbers``) a JSON integer written as text.
+
+    A list, an object, ``true``/``false``, ``null`` or a fraction is an :class:`SgrKitError`
+    naming ``loc`` and ``field``. Empty text is returned as ``""``: whether it is allowed is the
+    caller's rule.
+
+    Examples
+    --------
+    >>> text_value(" gpt ", "runs.jsonl:1", "system"), text_value(7, "runs.jsonl:1", "task_id")
+    ('gpt', '7')
+    >>> text_value(["a"], "runs.jsonl:1", "system")
+    Traceback (most recent call last):
+    ...
+    sgr_kit.errors.SgrKitError: runs.jsonl:1: system should be a string; found a list ["a"]
+    """
+    if isinstance(value, str):
+        return value.strip()
+    if numbers and isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise SgrKitError(f"{loc}: {field} should be a string; found {describe(value)}")

@@ -53,7 +53,7 @@ def test_note_and_labelled_at_may_be_absent(tmp_path):
         (f"{HEADER}\nm,t1,0,ann,wrong,,\n", r"a\.csv:2, column 'label': unknown label 'wrong'"),
         (f"{HEADER}\nm,t1,0,ann,correct,,\nm,t2,0,ann,correct,,\nm,t1,0,ann,scope_drift,,\n",
          r"a\.csv:4: duplicate item: annotator 'ann' labelled \(system 'm', task 't1', repeat 0\) already at line 2"),
-        (f"{HEADER}\nm,t1,x,ann,correct,,\n", r"a\.csv:2, column 'repeat': expected a whole number, found 'x'"),
+        (f"{HEADER}\nm,t1,x,ann,correct,,\n", r"a\.csv:2: column 'repeat' should be a whole number from 0 to 2147483647; found 'x'"),
         (f"{HEADER}\nm,t1,0,,correct,,\n", r"a\.csv:2, column 'annotator': empty"),
         (f"{HEADER}\nm,t1,0,a|b,correct,,\n", r"a\.csv:2, column 'annotator': 'a\|b' is reserved"),
         (f"{HEADER}\nm,t1,0,ann,correct\n", r"a\.csv:2: expected 7 fields as in the header, found 5"),
@@ -77,7 +77,7 @@ def test_missing_and_undecodable_files_are_errors(tmp_path):
         load_labels(tmp_path / "nope.csv")
     bad = tmp_path / "bin.csv"
     bad.write_bytes(b"system,task_id\n\xff\xfe\n")
-    with pytest.raises(SgrKitError, match=r"bin\.csv: expected UTF-8 text"):
+    with pytest.raises(SgrKitError, match=r"bin\.csv:2: not UTF-8 text .*; expected UTF-8 text"):
         load_labels(bad)
 
 

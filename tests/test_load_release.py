@@ -77,7 +77,7 @@ def test_metadata_and_rubric_as_json_strings_are_decoded(tmp_path):
 
 def test_rubric_string_that_is_not_json_names_file_line_and_key(tmp_path):
     path = write_jsonl(tmp_path / "t.jsonl", [task("nvd_001", rubric="{columns: [a]")])
-    with pytest.raises(SgrKitError, match=r"t\.jsonl:1: task nvd_001: key 'rubric' is a string but not valid JSON"):
+    with pytest.raises(SgrKitError, match=r"t\.jsonl:1: task nvd_001: key 'rubric' \(a JSON-encoded string\): not valid JSON"):
         load_tasks(path)
 
 
@@ -167,7 +167,7 @@ def test_nonexistent_path_unsupported_suffix_and_empty_folder(tmp_path):
 def test_non_utf8_file_is_an_error(tmp_path):
     path = tmp_path / "t.jsonl"
     path.write_bytes(b'{"task_id": "\xff"}\n')
-    with pytest.raises(SgrKitError, match=r"t\.jsonl: not UTF-8 text"):
+    with pytest.raises(SgrKitError, match=r"t\.jsonl:1: not UTF-8 text"):
         load_tasks(path)
 
 

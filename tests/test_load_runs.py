@@ -51,10 +51,10 @@ def test_jsonl_answers_with_repeats_nulls_and_json_answers(tmp_path):
         (json.dumps({"system": "s1", "answer": "x"}), r"runs\.jsonl:2: key\(s\) task_id missing"),
         (json.dumps(entry(system="  ")), r"runs\.jsonl:2: system name is empty"),
         (json.dumps(entry(task_id="")), r"runs\.jsonl:2: task_id is empty"),
-        (json.dumps(entry(repeat=-1)), r"runs\.jsonl:2: repeat should be an integer >= 0; found -1"),
-        (json.dumps(entry(repeat="first")), r"runs\.jsonl:2: repeat should be an integer >= 0; found 'first'"),
-        (json.dumps(entry(repeat=1.5)), r"runs\.jsonl:2: repeat should be an integer >= 0; found 1\.5"),
-        (json.dumps(entry(repeat=True)), r"runs\.jsonl:2: repeat should be an integer >= 0; found True"),
+        (json.dumps(entry(repeat=-1)), r"runs\.jsonl:2: repeat should be a whole number from 0 to 2147483647; found -1"),
+        (json.dumps(entry(repeat="first")), r"runs\.jsonl:2: repeat should be a whole number from 0 to 2147483647; found 'first'"),
+        (json.dumps(entry(repeat=1.5)), r"runs\.jsonl:2: repeat should be a whole number from 0 to 2147483647; found 1\.5"),
+        (json.dumps(entry(repeat=True)), r"runs\.jsonl:2: repeat should be a whole number from 0 to 2147483647; found true"),
         (json.dumps(entry(repeat=3, answer=True)), r"runs\.jsonl:2: answer is true; expected a string, null \(no answer\), "
                                                    r"or a JSON list, object or number"),
         (json.dumps(entry(task_id="nvd_01")), r"runs\.jsonl:2: unknown task id 'nvd_01' \(not among the 3 loaded "
@@ -103,7 +103,7 @@ def test_csv_errors_name_file_and_line(tmp_path):
     with pytest.raises(SgrKitError, match=r"runs\.csv:2: more cells than header columns"):
         load_runs(path)
     path.write_text("system,task_id,answer,repeat\ns1,nvd_001,x,one\n", encoding="utf-8")
-    with pytest.raises(SgrKitError, match=r"runs\.csv:2: repeat should be an integer >= 0; found 'one'"):
+    with pytest.raises(SgrKitError, match=r"runs\.csv:2: repeat should be a whole number from 0 to 2147483647; found 'one'"):
         load_runs(path)
 
 
@@ -130,10 +130,11 @@ def test_folder_layouts(tmp_path):
 @pytest.mark.parametrize(
     ("relative", "content", "message"),
     [
-        ("s1/nvd_001.txt", b"\xff\xfe bad", r"s1/nvd_001\.txt: not UTF-8 text"),
+        ("s1/nvd_001.txt", b"\xff\xfe bad", r"s1/nvd_001\.txt:1: not UTF-8 text"),
         ("s1/nvd_001.docx", b"x", r"s1/nvd_001\.docx: expected an answer file <system>/<task_id>\.<md\|txt\|json>"),
-        ("s1/nvd_001/first.md", b"x", r"s1/nvd_001/first\.md: expected <system>/<task_id>/<repeat>\.<md\|txt\|json> "
-                                      r"with a numeric repeat"),
+        ("s1/nvd_001/first.md", b"x", r"s1/nvd_001/first\.md: the repeat \(file name\) should be a whole number "
+                                      r"from 0 to 2147483647; found 'first'"),
+        ("s1/nvd_001/0.docx", b"x", r"s1/nvd_001/0\.docx: expected <system>/<task_id>/<repeat>\.<md\|txt\|json>"),
         ("s1/nvd_999.md", b"x", r"s1/nvd_999\.md: unknown task id 'nvd_999'"),
     ],
 )

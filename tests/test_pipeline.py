@@ -133,3 +133,60 @@ def test_loading_notes_are_summed_up_after_the_first_few(capsys):
     assert notes[:NOTES_SHOWN] == [f"note: {n}" for n in every[:NOTES_SHOWN]]
     assert len(notes) == NOTES_SHOWN + 1
     assert notes[-1].startswith(f"note: ... and {len(every) - NOTES_SHOWN} more notes") and "validate" in notes[-1]
+
+
+def _two_language_release(original_dir, root):
+    for lang in ("data_en", "data_zh"):
+        for path in original_dir.glob("*.json"):
+            record = json.loads(path.read_text(encoding="utf-8"))
+            if lang == "data_zh":
+                record["instruction"] = "中文：" + record["instruction"]
+            folder = root / lang / ("goal" if path.stem.endswith("-g") else "constraint")
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / path.name).write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    return root
+
+
+def test_a_system_gets_no_rows_in_a_language_it_never_answered(original_dir, tmp_path):
+    from sgr_kit.aggregate import system_means
+    from sgr_kit.pipeline import load_inputs
+    from sgr_kit.report.summary import format_summary
+
+    root = _two_language_release(original_dir, tmp_path / "SGR-BENCH")
+    reference = json.loads((original_dir / "comptox_012.json").read_text(encoding="utf-8"))["oracle_answer"]
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("\n".join(json.dumps(r) for r in [
+        {"system": "A", "task_id": "comptox_012", "answer": reference},
+        {"system": "A", "task_id": "comptox_012", "answer": reference, "language": "zh"},
+        {"system": "B", "task_id": "comptox_012", "answer": reference},
+        {"system": "C", "task_id": "comptox_012", "answer": None, "language": "zh"},  # a null names its language
+    ]) + "\n", encoding="utf-8")
+    _, _, (scores, cells) = score_files(root, runs, progress=False)
+    rows = scores.groupby(["system", "language"]).size().to_dict()
+    assert rows == {("A", "en"): 4, ("A", "zh"): 4, ("B", "en"): 4, ("C", "zh"): 4}
+    inputs = load_inputs(tasks=root, runs=runs)
+    assert sorted(inputs.scores["system"].unique()) == ["A [en]", "A [zh]", "B [en]", "C [zh]"]
+    means = system_means(inputs.scores)
+    assert "B [zh]" not in set(means["system"]) and "C [en]" not in set(means["system"])
+    summary = format_summary(scores)
+    assert "B [zh]" not in summary and "B [en]" in summary
+    written = tmp_path / "scores.csv"
+    score_files_to(root, runs, written, progress=False, workers=2)  # the batched path keeps the same rows
+    assert pd.read_csv(written).groupby(["system", "language"]).size().to_dict() == rows
+
+
+@pytest.mark.parametrize("command", ["score", "report"])
+def test_language_zh_on_tasks_without_a_chinese_translation_is_an_error_naming_them(tmp_path, capsys, command):
+    out = tmp_path / ("scores.csv" if command == "score" else "report")
+    for tasks in (TASKS[0], DEMO):  # a file, and a folder without data_zh
+        code = main([command, "--tasks", str(tasks), "--runs", str(DEMO / "runs.jsonl"), "--out", str(out),
+                     "--language", "zh", "--no-progress"])
+        err = capsys.readouterr().err
+        assert code != 0 and "sgr-kit: error:" in err
+        assert f"task source {tasks}: --language zh asks for the Chinese tasks" in err
+        assert not out.exists()
+    # answers that name zh where only English tasks are given: the same error, not a silent score against English
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(json.dumps({"system": "S", "task_id": "nvd_001", "answer": "x", "language": "zh"}) + "\n")
+    with pytest.raises(SgrKitError, match=r"constraint\.jsonl: --language zh asks for the Chinese tasks, but this file"):
+        score_files(TASKS, runs, progress=False)

@@ -12,16 +12,14 @@ trajectories only. The error profiles built from it are in :mod:`sgr_kit.breakdo
 
 from __future__ import annotations
 
-import csv
 import warnings
 from pathlib import Path
 
 import pandas as pd
 
 from ..errors import SgrKitError, where
-from ..output import sheet_value
 from ..schema import AUDIT_LABELS, AUDIT_TABLE_COLUMNS, ERROR_LABELS, NOT_ANALYZABLE, TEXT_DTYPE
-from .labels import label_code
+from .labels import _csv_rows, label_code
 
 __all__ = ["AUDIT_REQUIRED", "load_audit"]
 
@@ -37,22 +35,6 @@ _SPELLINGS = {
 
 def _label(text: str) -> str | None:
     return _SPELLINGS.get(" ".join(text.split()).casefold())
-
-
-def _read_rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            reader = csv.reader(handle)
-            header = [h.strip() for h in next(reader, [])]
-            rows = []
-            for row in reader:
-                if any(cell.strip() for cell in row):
-                    rows.append((reader.line_num, [sheet_value(cell) for cell in row]))
-    except UnicodeDecodeError as exc:
-        raise SgrKitError(f"audit file {path}: expected UTF-8 text, found undecodable bytes ({exc.reason})") from None
-    except csv.Error as exc:
-        raise SgrKitError(f"audit file {path}: not a readable CSV file ({exc})") from None
-    return header, rows
 
 
 def load_audit(
@@ -113,7 +95,7 @@ def load_audit(
     path = Path(path)
     if not path.is_file():
         raise SgrKitError(f"audit file {path} not found (expected a CSV file with columns {', '.join(AUDIT_REQUIRED)})")
-    header, rows = _read_rows(path)
+    header, rows = _csv_rows(path, "audit file")
     missing = [c for c in AUDIT_REQUIRED if c not in header]
     if missing:
         raise SgrKitError(

@@ -22,14 +22,16 @@ valid audit file.
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 from typing import Iterable
 
 import pandas as pd
 
-from ..errors import SgrKitError, where
+from ..errors import SgrKitError, where, whole_number
 from ..output import sheet_value
 from ..schema import ANNOTATION_LABELS, ERROR_LABELS, LABEL_COLUMNS, NOT_ANALYZABLE, TEXT_DTYPE
+from .release import read_text
 
 __all__ = ["LABEL_REQUIRED", "SHEET_REQUIRED", "label_code", "load_labels", "load_sheet", "read_label_rows"]
 
@@ -63,16 +65,16 @@ def label_code(text: object) -> str | None:
 def _csv_rows(path: Path, what: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
     if not path.is_file():
         raise SgrKitError(f"{what} {path} not found (expected a CSV file)")
+    reader = csv.reader(io.StringIO(read_text(path, what), newline=""))
     try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            reader = csv.reader(handle)
-            header = [h.strip() for h in next(reader, [])]
-            rows = [(reader.line_num, [sheet_value(cell) for cell in row]) for row in reader
-                    if any(cell.strip() for cell in row)]
-    except UnicodeDecodeError as exc:
-        raise SgrKitError(f"{what} {path}: expected UTF-8 text, found undecodable bytes ({exc.reason})") from None
+        header = [h.strip() for h in next(reader, [])]
+        rows, start = [], reader.line_num + 1
+        for row in reader:  # each record at the line where it starts (a quoted cell may span lines)
+            if any(cell.strip() for cell in row):
+                rows.append((start, [sheet_value(cell) for cell in row]))
+            start = reader.line_num + 1
     except csv.Error as exc:
-        raise SgrKitError(f"{what} {path}: not a readable CSV file ({exc})") from None
+        raise SgrKitError(f"{what} {where(path, reader.line_num)}: not a readable CSV file ({exc})") from None
     return header, rows
 
 
@@ -93,12 +95,7 @@ def _records(path: Path, what: str, required: tuple[str, ...], optional: tuple[s
         for column in required:
             if not rec[column]:
                 raise SgrKitError(f"{here}, column {column!r}: empty; every row needs {', '.join(required)}")
-        try:
-            rec["repeat"] = int(rec["repeat"])
-        except ValueError:
-            raise SgrKitError(f"{here}, column 'repeat': expected a whole number, found {rec['repeat']!r}") from None
-        if rec["repeat"] < 0:
-            raise SgrKitError(f"{here}, column 'repeat': expected a whole number >= 0, found {rec['repeat']}")
+        rec["repeat"] = whole_number(rec["repeat"], here, "column 'repeat'")
         yield here, line, rec
 
 
@@ -161,7 +158,7 @@ def load_labels(paths: str | Path | Iterable[str | Path]) -> pd.DataFrame:
     ------
     SgrKitError
         For a missing or unreadable file, a missing column, an empty required cell, a
-        repeat that is not a whole number, an unknown label, a reserved annotator name
+        repeat that is not a whole number from 0 to 2147483647, an unknown label, a reserved annotator name
         (``all`` or one with ``|``), or an answer one annotator labelled twice (in one file
         or two); the message names the file and line.
 
@@ -232,10 +229,7 @@ def load_sheet(path: str | Path) -> pd.DataFrame:
                               f"at line {first[key]}")
         first[key] = line
         if "slot" in rec:
-            try:
-                rec["slot"] = int(rec["slot"])
-            except ValueError:
-                raise SgrKitError(f"{here}, column 'slot': expected a whole number, found {rec['slot']!r}") from None
+            rec["slot"] = whole_number(rec["slot"], here, "column 'slot'")
         header_has |= set(rec)
         records.append({**rec, "line": line})
     columns = (*SHEET_REQUIRED, *[c for c in extra if c in header_has], "line")

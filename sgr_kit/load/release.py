@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..errors import SgrKitError, where
+from ..errors import SgrKitError, decode_json, describe, json_error, valid_unicode, where
 
 __all__ = [
     "DATASET_ID",
@@ -176,15 +176,7 @@ def decode_object(value: Any, *, key: str, loc: str) -> dict[str, Any]:
     if value is None or (isinstance(value, str) and not value.strip()):
         return {}
     if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except RecursionError:
-            raise SgrKitError(f"{loc}: key '{key}' is JSON nested too deeply to read (more levels of lists or objects than Python's recursion limit)") from None
-        except json.JSONDecodeError as exc:
-            raise SgrKitError(
-                f"{loc}: key '{key}' is a string but not valid JSON ({exc.msg} at column {exc.colno}); "
-                f"expected an object or a JSON-encoded object"
-            ) from None
+        value, _ = decode_json(value, loc, loc=f"{loc}: key '{key}' (a JSON-encoded string)")
     if not isinstance(value, Mapping):
         raise SgrKitError(f"{loc}: key '{key}' should be an object; found {type(value).__name__}")
     return _drop_nulls(dict(value))
@@ -211,7 +203,7 @@ def _normalize(data: Any, *, loc: str, stem: str | None = None) -> dict[str, Any
             raise SgrKitError(f"{loc}: required key '{key}' is missing (a task needs {', '.join(REQUIRED_KEYS)})")
     for key in ("task_id", "domain"):
         if not isinstance(rec[key], str) or not rec[key].strip():
-            raise SgrKitError(f"{loc}: key '{key}' should be a non-empty string; found {rec[key]!r}")
+            raise SgrKitError(f"{loc}: key '{key}' should be a non-empty string; found {describe(rec[key])}")
         rec[key] = rec[key].strip()
     for key in ("oracle_answer", "instruction", "output_format"):
         if key in rec and not isinstance(rec[key], str):
@@ -223,14 +215,23 @@ def _normalize(data: Any, *, loc: str, stem: str | None = None) -> dict[str, Any
     return rec
 
 
-def read_text(path: Path) -> str:
-    """A file's text as UTF-8 (a byte-order mark dropped); errors name the file."""
+def read_text(path: Path, what: str = "") -> str:
+    """A file's text as UTF-8 (a byte-order mark dropped); errors name the file.
+
+    Bytes that are not UTF-8 are an error naming the line they are on. ``what`` (``"label
+    file"``) is put before the path in messages.
+    """
+    prefix = f"{what} " if what else ""
     try:
-        return path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SgrKitError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+        data = path.read_bytes()
     except OSError as exc:
-        raise SgrKitError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+        raise SgrKitError(f"{prefix}{path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SgrKitError(f"{prefix}{where(path, line)}: not UTF-8 text (byte {exc.start}: {exc.reason}); "
+                          f"expected UTF-8 text") from None  # fmt: skip
 
 
 def jsonl_lines(text: str) -> list[tuple[int, str]]:
@@ -247,65 +248,13 @@ def jsonl_lines(text: str) -> list[tuple[int, str]]:
     return [(n, line.removesuffix("\r")) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
 
 
-def json_error(exc: json.JSONDecodeError) -> str:
-    """A JSON syntax error as ``"<what> at column N"`` for messages.
-
-    Examples
-    --------
-    >>> try:
-    ...     json.loads('{"a": "x')
-    ... except json.JSONDecodeError as exc:
-    ...     json_error(exc)
-    'Unterminated string starting at column 7'
-    """
-    return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def valid_unicode(value: Any) -> tuple[Any, int]:
-    """``value`` (JSON data) with every lone surrogate replaced by U+FFFD, and how many were replaced.
-
-    JSON text may spell a lone surrogate (``"\\ud800"``), which is no Unicode character: such
-    text could be scored but not written to any output file. Control characters, right-to-left
-    marks and the like are valid and kept.
-
-    Examples
-    --------
-    >>> valid_unicode({"a": ["x" + chr(0xD800) + "y", 1]}) == ({"a": ["x\\ufffdy", 1]}, 1)
-    True
-    """
-    if isinstance(value, str):
-        fixed, n = _SURROGATE.subn("\ufffd", value)
-        return fixed, n
-    if isinstance(value, list):
-        out, total = [], 0
-        for item in value:
-            fixed, n = valid_unicode(item)
-            out.append(fixed)
-            total += n
-        return (out, total) if total else (value, 0)
-    if isinstance(value, dict):
-        out_d, total = {}, 0
-        for key, item in value.items():
-            fixed_key, n_key = valid_unicode(key)
-            fixed, n = valid_unicode(item)
-            out_d[fixed_key] = fixed
-            total += n + n_key
-        return (out_d, total) if total else (value, 0)
-    return value, 0
-
-
-def _checked_json(text: str, loc: str, findings: list[Finding]) -> Any:
-    data = json.loads(text)
-    if "\\u" in text or _SURROGATE.search(text):
-        data, n = valid_unicode(data)
-        if n:
-            findings.append(Finding(
-                "warning", "", "read",
-                f"{loc}: {n} lone surrogate escape(s) (no Unicode character) replaced by U+FFFD",
-            ))
+def _checked_json(text: str, path: Path, line: int | None, findings: list[Finding]) -> Any:
+    data, n = decode_json(text, path, line)
+    if n:
+        findings.append(Finding(
+            "warning", "", "read",
+            f"{where(path, line)}: {n} lone surrogate escape(s) (no Unicode character) replaced by U+FFFD",
+        ))
     return data
 
 
@@ -316,22 +265,15 @@ def _items_jsonl(path: Path) -> tuple[list[_Item], list[Finding]]:
     items, findings = [], []
     for n, line in jsonl_lines(read_text(path)):
         try:
-            items.append((_checked_json(line, where(path, n), findings), where(path, n), str(path), None))
-        except json.JSONDecodeError as exc:
-            findings.append(Finding("error", "", "read", f"{where(path, n)}: not valid JSON ({json_error(exc)})"))
-        except RecursionError:
-            findings.append(Finding("error", "", "read", f"{where(path, n)}: JSON nested too deeply to read (more levels of lists or objects than Python's recursion limit)"))
+            items.append((_checked_json(line, path, n, findings), where(path, n), str(path), None))
+        except SgrKitError as exc:
+            findings.append(Finding("error", "", "read", str(exc)))
     return items, findings
 
 
 def _items_json(path: Path) -> tuple[list[_Item], list[Finding]]:
     findings: list[Finding] = []
-    try:
-        data = _checked_json(read_text(path), str(path), findings)
-    except json.JSONDecodeError as exc:
-        raise SgrKitError(f"{where(path, exc.lineno)}: not valid JSON ({json_error(exc)})") from None
-    except RecursionError:
-        raise SgrKitError(f"{path}: JSON nested too deeply to read (more levels of lists or objects than Python's recursion limit)") from None
+    data = _checked_json(read_text(path), path, None, findings)
     if isinstance(data, list):
         return [(item, f"{path}[{i}]", str(path), None) for i, item in enumerate(data)], findings
     return [(data, str(path), str(path.parent), path.stem)], findings
@@ -448,6 +390,12 @@ def _read_one(source: Any, origin: int, language: str = "en") -> tuple[list[Reco
     if path.is_file():
         if path.suffix.lower() not in _READERS:
             raise SgrKitError(f"task source {path}: expected a .jsonl, .json or .parquet file; found '{path.suffix}'")
+        if language == "zh" and language_of(path, "") != "zh":
+            raise SgrKitError(
+                f"task source {path}: --language zh asks for the Chinese tasks, but this file is not below a data_zh "
+                f"folder (the release's Chinese translation); pass the release folder or its data_zh folder, or "
+                f"score English answers with --language en"
+            )
         records, more = _read_file(path, origin, in_folder=False, language=language)
         return records, findings + more
     files, notes = _walk(path, language)

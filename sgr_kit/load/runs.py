@@ -3,7 +3,8 @@
 Formats, detected from the path:
 
 - ``*.jsonl``: one object per line with ``system``, ``task_id``, ``answer`` and optionally
-  ``repeat`` (an integer >= 0 or a string of digits; default 0) and ``language`` (``en``, the
+  ``repeat`` (a whole number from 0 to 2147483647, a JSON integer or a string of ASCII digits;
+  default 0) and ``language`` (``en``, the
   default, or ``zh``: the release translation the answer was given in, scored against the tasks
   of that language). ``answer`` is a string, or:
 
@@ -20,7 +21,9 @@ Formats, detected from the path:
 - a folder: ``<system>/<task_id>.<md|txt|json>`` or ``<system>/<task_id>/<repeat>.<md|txt|json>``,
   each file's whole UTF-8 text being the answer (a ``.json`` file is an answer written as JSON).
   ``*.jsonl`` and ``*.csv`` files directly in the folder are read as above; other files there
-  and hidden files are ignored. Files are only read: no path is ever built from a task id.
+  and hidden files are ignored. Entries that are neither files nor folders (FIFOs, sockets,
+  devices, broken links) are skipped unread, with a note: opening a FIFO would wait forever. A
+  name that is not UTF-8 is an error. Files are only read: no path is ever built from a task id.
 - **trajectories** (:mod:`sgr_kit.trajectories`): a JSONL file of trajectory records or a
   ``<system>/<task_id>[/<repeat>].jsonl`` folder of trajectories; each trajectory's final
   answer is its answer (none: scored *missing*).
@@ -28,7 +31,12 @@ Formats, detected from the path:
 A lone surrogate escape in JSON (``"\\ud800"``: no Unicode character, so no output file could
 hold it) is replaced by U+FFFD, with a note per file.
 
-Errors name the file and line: a missing column or key, an empty system name, a bad repeat,
+Every line is decoded by :func:`sgr_kit.errors.decode_json` (an integer of more digits than
+Python reads and nesting deeper than :data:`~sgr_kit.errors.MAX_DEPTH` are errors) and every
+field checked by :func:`~sgr_kit.errors.whole_number` / :func:`~sgr_kit.errors.text_value`.
+
+Errors name the file and line: a missing column or key, an empty system name or one that is not
+text (a list, an object, ``true``), a bad repeat,
 an unknown task id (when ``tasks`` is given, with the closest known ids), a duplicate
 ``(system, task_id, repeat)`` (naming both locations), an undecodable file.
 :func:`load_runs` raises the first; :func:`read_runs` (``sgr-kit validate --runs``) reports
@@ -40,15 +48,17 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
+import stat
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ..errors import SgrKitError, closest, where
+from ..errors import SgrKitError, closest, decode_json, describe, text_value, valid_unicode, where, whole_number
 from ..trajectories.read import is_trajectory_source, trajectory_answers
 from ..types import Answer
-from .release import LANGUAGES, Finding, as_source_list, json_error, jsonl_lines, read_text, valid_unicode
+from .release import LANGUAGES, Finding, as_source_list, jsonl_lines, read_text
 
 __all__ = ["RunSet", "load_runs", "read_runs", "variant_hint", "ANSWER_SUFFIXES"]
 
@@ -89,9 +99,15 @@ class RunSet(list):
         return tuple(lang for lang in LANGUAGES if lang in named)
 
     def for_language(self, language: str) -> "RunSet":
-        """The answers (and null entries) of one language, with every system kept."""
+        """The answers (and null entries) of one language, with the systems that gave any in it.
+
+        A system that never answered in ``language`` is left out, so that scoring gives it no
+        row there (not a row of ``missing`` answers for every task).
+        """
+        answers = [a for a in self if a.language == language]
         nulls = [(n, lang) for n, lang in zip(self.nulls, self.null_languages) if lang == language]
-        return RunSet([a for a in self if a.language == language], systems=self.systems, notes=self.notes,
+        named = {a.system for a in answers} | {n[0] for n, _ in nulls}
+        return RunSet(answers, systems=[s for s in self.systems if s in named], notes=self.notes,
                       nulls=[n for n, _ in nulls], null_languages=[lang for _, lang in nulls])  # fmt: skip
 
 
@@ -99,7 +115,7 @@ def _language(value: Any, *, loc: str) -> str | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None  # the default language of the runs
     if not isinstance(value, str) or value.strip().lower() not in LANGUAGES:
-        raise SgrKitError(f"{loc}: language should be one of {', '.join(LANGUAGES)}; found {value!r}")
+        raise SgrKitError(f"{loc}: language should be one of {', '.join(LANGUAGES)}; found {describe(value)}")
     return value.strip().lower()
 
 
@@ -127,16 +143,11 @@ def variant_hint(task_id: str, known) -> str:
 
 
 def _repeat(value: Any, *, loc: str) -> int:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return 0
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    raise SgrKitError(f"{loc}: repeat should be an integer >= 0; found {value!r}")
+    return whole_number(value, loc, "repeat", default=0)
 
 
 _DECODER = json.JSONDecoder()
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _SPACE = re.compile(r"[ \t\n\r]*")
 
 
@@ -185,6 +196,7 @@ class _Collector:
         self.converted: dict[str, list[str]] = {}  # file -> locations of non-string answers
         self.null_at: dict[str, list[str]] = {}  # file -> locations of null answers
         self.fixed_at: dict[str, list[str]] = {}  # file -> locations of lone surrogates replaced
+        self.skipped: list[str] = []  # entries of a runs folder that are neither files nor folders
 
     @contextmanager
     def guard(self, kind: str = "read") -> Iterator[None]:
@@ -214,10 +226,10 @@ class _Collector:
 
     def add(self, system: Any, task_id: Any, repeat: int, text: str | None, loc: str, language: str | None = None) -> None:
         language = language or self.language
-        system = str(system).strip() if isinstance(system, (str, int)) else ""
+        system = text_value(system, loc, "system")
         if not system:
             raise SgrKitError(f"{loc}: system name is empty; every answer needs a system")
-        task_id = str(task_id).strip() if isinstance(task_id, (str, int)) else ""
+        task_id = text_value(task_id, loc, "task_id")
         if not task_id:
             raise SgrKitError(f"{loc}: task_id is empty")
         if self.known is not None and task_id not in self.known:
@@ -255,6 +267,13 @@ class _Collector:
     def notes(self) -> list[str]:
         """One note per file for null answers and for answers that were not strings."""
         out = []
+        if self.skipped:
+            out.append(
+                f"{len(self.skipped)} entr{'ies' if len(self.skipped) > 1 else 'y'} of the runs folder "
+                f"{'are' if len(self.skipped) > 1 else 'is'} neither a file nor a folder (a FIFO, a socket, a device "
+                f"or a broken link) and {'were' if len(self.skipped) > 1 else 'was'} skipped unread: "
+                f"{', '.join(self.skipped[:3])}{' ...' if len(self.skipped) > 3 else ''}"
+            )
         for path, locs in self.null_at.items():
             out.append(
                 f"{path}: {len(locs)} answer{'s are' if len(locs) > 1 else ' is'} null (first at {locs[0]}); "
@@ -277,16 +296,9 @@ def _jsonl(path: Path, out: _Collector) -> None:
     for n, line in jsonl_lines(read_text(path)):
         loc = where(path, n)
         with out.guard():
-            try:
-                entry = json.loads(line)
-                if "\\u" in line:
-                    entry, replaced = valid_unicode(entry)
-                    if replaced:
-                        out.fixed_at.setdefault(str(path), []).append(loc)
-            except json.JSONDecodeError as exc:
-                raise SgrKitError(f"{loc}: not valid JSON ({json_error(exc)})") from None
-            except RecursionError:
-                raise SgrKitError(f"{loc}: JSON nested too deeply to read (more levels of lists or objects than Python's recursion limit)") from None
+            entry, replaced = decode_json(line, path, n)
+            if replaced:
+                out.fixed_at.setdefault(str(path), []).append(loc)
             if not isinstance(entry, dict):
                 raise SgrKitError(
                     f"{loc}: expected an object with {', '.join(_COLUMNS)}; found {type(entry).__name__}"
@@ -335,36 +347,68 @@ def _csv(path: Path, out: _Collector) -> None:
             raise SgrKitError(f"{where(path, start)}: not valid CSV ({exc})") from None
 
 
-def _folder(root: Path, out: _Collector) -> None:
-    for entry in sorted(root.iterdir()):
+def _kind(path: Path) -> str:
+    """``"file"``, ``"dir"`` or, for anything else (a FIFO, a socket, a device, a broken link), ``"other"``.
+
+    Looked up without opening the path: opening a FIFO waits for a writer forever.
+    """
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "other"
+    return "file" if stat.S_ISREG(mode) else "dir" if stat.S_ISDIR(mode) else "other"
+
+
+def _name(path: Path) -> str:
+    """A file or folder name used as a system, task id or repeat; a name that is not UTF-8 is an error."""
+    if _SURROGATE.search(path.name):
+        shown = os.fsencode(path.name).decode("utf-8", "replace")
+        raise SgrKitError(f"{path.parent / shown}: the name is not UTF-8 text; expected a system, task id or "
+                          f"repeat written in UTF-8 (rename it)")  # fmt: skip
+    return path.name
+
+
+def _visible(folder: Path, out: _Collector) -> list[tuple[Path, str]]:
+    """The entries of ``folder`` that are read, with their kind; hidden ones are left out, non-regular ones noted."""
+    kept = []
+    for entry in sorted(folder.iterdir()):
         if entry.name.startswith("."):
             continue
-        if entry.is_file():
+        kind = _kind(entry)
+        if kind == "other":
+            out.skipped.append(str(entry))
+            continue
+        kept.append((entry, kind))
+    return kept
+
+
+def _folder(root: Path, out: _Collector) -> None:
+    for entry, kind in _visible(root, out):
+        if kind == "file":
             if entry.suffix.lower() in _TABLES:
                 _TABLES[entry.suffix.lower()](entry, out)
             continue
-        system = entry.name
-        for item in sorted(entry.iterdir()):
-            if item.name.startswith("."):
-                continue
-            if item.is_dir():
-                for f in sorted(item.iterdir()):
-                    if f.name.startswith("."):
+        with out.guard():
+            system = _name(entry)
+            for item, item_kind in _visible(entry, out):
+                with out.guard():
+                    if item_kind == "dir":
+                        task_id = _name(item)
+                        for f, f_kind in _visible(item, out):
+                            with out.guard():
+                                if f_kind != "file" or f.suffix.lower() not in ANSWER_SUFFIXES:
+                                    raise SgrKitError(
+                                        f"{f}: expected <system>/<task_id>/<repeat>.<md|txt|json> with a numeric repeat"
+                                    )
+                                repeat = whole_number(_name(f).removesuffix(f.suffix), str(f), "the repeat (file name)")
+                                out.add(system, task_id, repeat, read_text(f), str(f))
                         continue
-                    with out.guard():
-                        if not f.is_file() or f.suffix.lower() not in ANSWER_SUFFIXES or not f.stem.isdigit():
-                            raise SgrKitError(
-                                f"{f}: expected <system>/<task_id>/<repeat>.<md|txt|json> with a numeric repeat"
-                            )
-                        out.add(system, item.name, int(f.stem), read_text(f), str(f))
-                continue
-            with out.guard():
-                if item.suffix.lower() not in ANSWER_SUFFIXES:
-                    raise SgrKitError(
-                        f"{item}: expected an answer file <system>/<task_id>.<md|txt|json>; "
-                        f"found suffix '{item.suffix}'"
-                    )
-                out.add(system, item.stem, 0, read_text(item), str(item))
+                    if item.suffix.lower() not in ANSWER_SUFFIXES:
+                        raise SgrKitError(
+                            f"{item}: expected an answer file <system>/<task_id>.<md|txt|json>; "
+                            f"found suffix '{item.suffix}'"
+                        )
+                    out.add(system, _name(item).removesuffix(item.suffix), 0, read_text(item), str(item))
 
 
 _TABLES = {".jsonl": _jsonl, ".csv": _csv}
@@ -376,15 +420,29 @@ def _trajectories(path: Path, out: _Collector) -> None:
         out.add(system, task_id, repeat, out.text(text, raw=None, path=path, loc=loc), loc)
 
 
+def _is_trajectories(path: Path) -> bool:
+    # The sniff reads the first record of a JSONL file; a record it cannot decode (an integer of
+    # more digits than Python reads, nesting deeper than the recursion limit) is left to the runs
+    # reader, whose error names the file and line.
+    try:
+        return is_trajectory_source(path)
+    except (ValueError, RecursionError):
+        return False
+
+
 def _read(source: Any, out: _Collector) -> None:
     for item in as_source_list(source):
         path = Path(item)
         with out.guard():
-            if is_trajectory_source(path):
+            kind = _kind(path)
+            if kind == "other" and path.exists():
+                raise SgrKitError(f"runs source {path}: neither a file nor a folder (a FIFO, a socket or a device); "
+                                  f"expected a .jsonl or .csv file or a folder")  # fmt: skip
+            if _is_trajectories(path):
                 _trajectories(path, out)
-            elif path.is_dir():
+            elif kind == "dir":
                 _folder(path, out)
-            elif path.is_file():
+            elif kind == "file":
                 reader = _TABLES.get(path.suffix.lower())
                 if reader is None:
                     raise SgrKitError(

@@ -18,12 +18,14 @@ from typing import Mapping
 
 import pandas as pd
 
-from ..errors import SgrKitError, where
-from ..schema import LANGUAGES, METRICS, REQUIRED_SCORE_COLUMNS, STATUSES, TEXT_DTYPE, VARIANTS
+from ..errors import MAX_WHOLE, SgrKitError, where
+from ..schema import LANGUAGES, METRICS, REQUIRED_SCORE_COLUMNS, SCORE_COLUMNS, STATUSES, TEXT_DTYPE, VARIANTS
 
 __all__ = ["by_language", "load_scores", "read_table"]
 
 _SHOWN = 60
+#: Count columns of a scores table (whole numbers).
+_COUNTS = tuple(c for c, dtype in SCORE_COLUMNS.items() if dtype == "int64" and c != "repeat")
 
 
 def _record_lines(text: str, path: Path) -> list[int]:
@@ -157,14 +159,31 @@ def _check_values(frame: pd.DataFrame, path: Path, lines: list[int] | None) -> p
                 f"expected one of {', '.join(allowed)}"
             )
     repeat = pd.to_numeric(frame["repeat"], errors="coerce")
-    bad = repeat.isna() | (repeat < 0) | (repeat != repeat.round())
+    bad = repeat.isna() | (repeat < 0) | (repeat > MAX_WHOLE) | (repeat != repeat.round())
     if bad.any():
         i = _first_bad(bad)
         raise SgrKitError(
             f"{_row(lines, i, path)}: column 'repeat' holds {str(frame['repeat'].iloc[i])[:_SHOWN]!r}; "
-            f"expected an integer >= 0"
+            f"expected an integer >= 0 (at most {MAX_WHOLE})"
         )
     frame["repeat"] = repeat.astype("int64")
+    for column in _COUNTS:  # optional count columns: whole numbers (an empty cell stays missing)
+        if column not in frame.columns:
+            continue
+        values = frame[column].astype("string")
+        if values.str.fullmatch("[0-9]{1,9}").fillna(False).all():  # the usual case, quickly: short ASCII digits only
+            frame[column] = values.astype("int64")
+            continue
+        numbers = pd.to_numeric(values, errors="coerce")
+        blank = values.isna() | values.astype("string").str.strip().eq("").fillna(True)
+        bad = ~blank & (numbers.isna() | (numbers < 0) | (numbers > MAX_WHOLE) | (numbers != numbers.round()))
+        if bad.any():
+            i = _first_bad(bad)
+            raise SgrKitError(
+                f"{_row(lines, i, path)}: column {column!r} holds {str(values.iloc[i])[:_SHOWN]!r}; "
+                f"expected a whole number from 0 to {MAX_WHOLE} (or an empty cell)"
+            )
+        frame[column] = numbers.astype("float64" if blank.any() else "int64")
     for column in ("system", "task_id"):
         bad = frame[column].isna() | frame[column].astype("string").str.strip().eq("").fillna(True)
         if bad.any():
@@ -222,7 +241,9 @@ def load_scores(path: str | os.PathLike) -> pd.DataFrame:
     if not p.is_file():
         raise SgrKitError(f"scores file {p} does not exist; expected the output of `sgr-kit score --out`")
     text_columns = {"reason": "string", "task_id": "string", "base_id": "string", "system": "string",
-                    "status": "string", "variant": "string"}  # fmt: skip
+                    "status": "string", "variant": "string",
+                    # whole numbers read as text, checked in _check_values (errors show the text as written)
+                    "repeat": "string", **{c: "string" for c in _COUNTS}}  # fmt: skip
     # only an empty cell is a missing value: "NA" stays a system's or a reason's text
     frame, lines = read_table(p, what="scores file", dtype=text_columns, keep_default_na=False, na_values=[""])
     if p.suffix.lower() == ".csv":

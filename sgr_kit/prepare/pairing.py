@@ -29,14 +29,15 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 from ..canonicalize import column_canonicalizers
-from ..errors import SgrKitError, where
-from ..load.release import Finding, json_error, jsonl_lines
+from ..errors import SgrKitError, decode_json, describe, text_value, where
+from ..load.release import Finding, jsonl_lines, read_text
 from ..types import ParsedTable, Task
 
 __all__ = [
@@ -165,53 +166,47 @@ def read_pairing_file(path: Any) -> dict[str, tuple[str, str]]:
     path = Path(path)
     if not path.is_file():
         raise SgrKitError(f"pairing file {path}: no such file; expected a CSV or JSON file of task_id, base_id")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SgrKitError(f"pairing file {path}: cannot be read ({exc})") from None
+    text = read_text(path, "pairing file")
     entries: list[tuple[Any, int | None]] = []  # (entry, line)
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        reader = csv.DictReader(text.splitlines())
-        missing = [c for c in ("task_id", "base_id") if c not in (reader.fieldnames or [])]
-        if missing:
-            raise SgrKitError(
-                f"{where(path, 1)}: the header should name task_id and base_id; found {reader.fieldnames}"
-            )
-        entries = [(row, reader.line_num) for row in reader]
-    elif suffix in (".json", ".jsonl"):
-        lines = text.splitlines()
+        # lines end at \n (or \r\n) only, as a CSV writer ends them; each record at the line where it starts
+        reader = csv.reader(io.StringIO(text, newline=""))
         try:
-            if suffix == ".jsonl":
-                entries = []
-                for n, ln in jsonl_lines(text):
-                    try:
-                        entries.append((json.loads(ln), n))
-                    except json.JSONDecodeError as exc:
-                        raise SgrKitError(f"{where(path, n)}: not valid JSON ({json_error(exc)})") from None
-                    except RecursionError:
-                        raise SgrKitError(f"{where(path, n)}: JSON nested too deeply to read (more levels of lists or objects than Python's recursion limit)") from None
-            else:
-                data = json.loads(text)
-                if isinstance(data, Mapping):
-                    data = [{"task_id": k, "base_id": v} for k, v in data.items()]
-                if not isinstance(data, list):
-                    raise SgrKitError(f"{path}: expected a list of {{task_id, base_id}} objects or a mapping")
-                entries = [(e, _line_of(lines, e.get("task_id") if isinstance(e, Mapping) else None)) for e in data]
-        except json.JSONDecodeError as exc:
-            raise SgrKitError(f"{where(path, exc.lineno)}: not valid JSON ({json_error(exc)})") from None
-        except RecursionError:
-            raise SgrKitError(f"{path}: JSON nested too deeply to read (more levels of lists or objects than Python's recursion limit)") from None
+            header = next(reader, [])
+            missing = [c for c in ("task_id", "base_id") if c not in header]
+            if missing:
+                raise SgrKitError(f"{where(path, 1)}: the header should name task_id and base_id; found {header}")
+            start = reader.line_num + 1
+            for row in reader:
+                if row:  # a blank line
+                    entries.append((dict(zip(header, row)), start))
+                start = reader.line_num + 1
+        except csv.Error as exc:
+            raise SgrKitError(f"{where(path, reader.line_num)}: not valid CSV ({exc})") from None
+    elif suffix == ".jsonl":
+        entries = [(decode_json(ln, path, n)[0], n) for n, ln in jsonl_lines(text)]
+    elif suffix == ".json":
+        data = decode_json(text, path)[0]
+        if isinstance(data, Mapping):
+            data = [{"task_id": k, "base_id": v} for k, v in data.items()]
+        if not isinstance(data, list):
+            raise SgrKitError(f"{path}: expected a list of {{task_id, base_id}} objects or a mapping; "
+                              f"found {describe(data)}")  # fmt: skip
+        lines = text.splitlines()
+        entries = [(e, _line_of(lines, e.get("task_id") if isinstance(e, Mapping) else None)) for e in data]
     else:
         raise SgrKitError(f"pairing file {path}: expected a .csv, .json or .jsonl file; found '{path.suffix}'")
     out: dict[str, tuple[str, str]] = {}
     for entry, line in entries:
         loc = where(path, line)
         if not isinstance(entry, Mapping):
-            raise SgrKitError(f"{loc}: expected an object with task_id and base_id; found {entry!r}")
-        task_id, base_id = (str(entry.get(k) or "").strip() for k in ("task_id", "base_id"))
+            raise SgrKitError(f"{loc}: expected an object with task_id and base_id; found {describe(entry)}")
+        task_id, base_id = (
+            "" if entry.get(k) is None else text_value(entry[k], loc, k) for k in ("task_id", "base_id")
+        )
         if not task_id or not base_id:
-            raise SgrKitError(f"{loc}: task_id and base_id must both be given; found {dict(entry)!r}")
+            raise SgrKitError(f"{loc}: task_id and base_id must both be given; found {describe(dict(entry))}")
         if task_id in out:
             raise SgrKitError(f"{loc}: task {task_id} is paired twice (also at {out[task_id][1]})")
         out[task_id] = (base_id, loc)

@@ -31,13 +31,14 @@ Variant, base and taxonomy
 from __future__ import annotations
 
 import dataclasses
+import re
 import warnings
 from types import MappingProxyType
 from typing import Any, Iterator, Mapping
 
 import pandas as pd
 
-from ..errors import SgrKitError, UnknownIdError, closest
+from ..errors import MAX_WHOLE, SgrKitError, UnknownIdError, closest
 from ..load.release import Finding, Record, as_source_list, read_sources
 from ..taxonomy import OTHER, cardinality_bin, classify_domain
 from ..trajectories.hosts import url_list
@@ -67,15 +68,14 @@ _SHOWN_ERRORS = 10
 
 
 def _cardinality(value: Any) -> int | None:
+    # a whole number of rows, 0 to MAX_WHOLE; anything else is as if not given
     if isinstance(value, bool):
         return None
-    if isinstance(value, int):
-        return value
     if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
-    return None
+        value = int(value)
+    if isinstance(value, str) and re.fullmatch("[0-9]{1,18}", value.strip()):
+        value = int(value)
+    return value if isinstance(value, int) and 0 <= value <= MAX_WHOLE else None
 
 
 def build_task(
