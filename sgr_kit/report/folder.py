@@ -25,6 +25,7 @@ __all__ = ["REPORT_KIND", "check_report_folder", "copy_report", "install_report"
 
 
 def read_provenance(out: Path) -> dict | None:
+    """The ``provenance.json`` of folder ``out`` as a dict, or None when absent or unreadable."""
     try:
         provenance = json.loads((out / "provenance.json").read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
@@ -39,6 +40,9 @@ _IGNORED = {".ipynb_checkpoints", ".DS_Store"}
 
 
 def is_report(provenance: dict | None) -> bool:
+    """Whether a provenance says its folder is an sgr-kit report (also one written before the
+    ``report`` key existed).
+    """
     if not provenance:
         return False
     if provenance.get("report") == REPORT_KIND:
@@ -47,6 +51,7 @@ def is_report(provenance: dict | None) -> bool:
 
 
 def report_files(folder: Path) -> list[str]:
+    """The files of a report folder, as sorted relative POSIX paths (editor and system clutter left out)."""
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
                   if p.is_file() and not (set(p.relative_to(folder).parts) & _IGNORED))
 
