@@ -88,3 +88,27 @@ html_theme_options = {
 html_static_path: list[str] = []
 html_show_sourcelink = False
 html_copy_source = False
+
+# Offline: formulas are shown as their LaTeX source instead of loading MathJax from a CDN
+# (one docstring holds a formula; MathJax is not bundled).
+html_math_renderer = "source"
+
+
+def _math_inline(self, node):
+    from docutils import nodes
+    from html import escape
+
+    self.body.append(f'<code class="math">{escape(node.astext())}</code>')
+    raise nodes.SkipNode
+
+
+def _math_block(self, node):
+    from docutils import nodes
+    from html import escape
+
+    self.body.append(f'<pre class="math">{escape(node.astext())}</pre>\n')
+    raise nodes.SkipNode
+
+
+def setup(app):
+    app.add_html_math_renderer("source", inline_renderers=(_math_inline, None), block_renderers=(_math_block, None))
