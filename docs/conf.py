@@ -73,6 +73,9 @@ nb_execution_timeout = 600
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 nb_merge_streams = True
+# Loading notes on stderr name the task files by the absolute path of the machine that
+# builds the manual; the pages show the notebooks' results, not those notes.
+nb_output_stderr = "remove"
 # Offline: no widget manager loaded from a CDN. Widgets are shown by the plain view their
 # notebooks keep for copies without a kernel.
 nb_ipywidgets_js: dict = {}
