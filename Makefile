@@ -8,13 +8,14 @@ STAMP  := $(VENV)/.installed
 OUT    ?= out
 DEMO   := data/demo
 
-.PHONY: setup browser report test test-fast demo benchmark clean help
+.PHONY: setup browser report test test-fast docs demo benchmark clean help
 
 help:
 	@echo "make report     build the full report of the embedded (synthetic) demo in $(OUT)/demo and refresh figures/"
 	@echo "make test       run every test (unit, property, doctest, notebooks, report, release, browser)"
 	@echo "make test-fast  every test except the slow and browser ones"
-	@echo "make setup      create $(VENV) with sgr-kit (editable), its test tools and inspect_ai"
+	@echo "make docs       build the manual (docs/) into docs/_build/html, offline, warnings as errors"
+	@echo "make setup      create $(VENV) with sgr-kit (editable), its test tools, the manual's and inspect_ai"
 	@echo "make browser    install Chromium (Debian) and Playwright for the browser test"
 	@echo "make demo       regenerate data/demo from its seed"
 	@echo "make benchmark  measure scoring, statistics, explorer, annotator, report and trajectory-reading speed"
@@ -25,7 +26,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,inspect]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs,inspect]'
 	@touch $(STAMP)
 
 # Chromium from Debian and Playwright's Python package (never its own browser download).
@@ -46,6 +47,11 @@ test: $(STAMP) browser
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow and not browser"
 
+# The manual: Sphinx with warnings as errors; executes the report's notebooks on the demo.
+docs: $(STAMP)
+	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
+	@echo "the manual: docs/_build/html/index.html"
+
 demo: $(STAMP)
 	$(BIN)/sgr-kit demo --out $(DEMO) --force
 
@@ -59,4 +65,4 @@ benchmark: $(STAMP)
 	$(BIN)/python benchmarks/bench_trajectories_codex.py
 
 clean:
-	rm -rf $(OUT) .pytest_cache .hypothesis
+	rm -rf $(OUT) .pytest_cache .hypothesis docs/_build docs/api docs/jupyter_execute

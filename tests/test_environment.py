@@ -17,7 +17,8 @@ def _name(requirement: str) -> str:
 
 def _pyproject() -> dict[str, str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    reqs = list(project["dependencies"]) + list(project["optional-dependencies"]["test"])
+    extras = project["optional-dependencies"]
+    reqs = list(project["dependencies"]) + list(extras["test"]) + list(extras["docs"])
     return {_name(r): r.replace(" ", "") for r in reqs}
 
 
@@ -40,6 +41,13 @@ def test_same_version_bounds_in_both_files():
 def test_design_card_packages_present():
     required = {"jupyterlab", "ipywidgets", "pandas", "seaborn", "scipy", "nbformat", "papermill", "tqdm"}
     assert required <= set(_pyproject())
+
+
+def test_make_setup_installs_the_test_and_docs_tools():
+    setup = re.search(r"pip install [^\n]*-e '\.\[([a-z,]+)\]'", (ROOT / "Makefile").read_text())
+    assert setup and {"test", "docs"} <= set(setup.group(1).split(","))
+    docs = {_name(r) for r in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["docs"]}
+    assert {"sphinx", "pydata-sphinx-theme", "numpydoc", "myst-nb"} <= docs
 
 
 def test_environment_installs_the_package_itself():

@@ -2,7 +2,7 @@
 
 - no import cycle between modules of ``sgr_kit`` (lazy imports inside functions included);
 - no module imports a private name (``_x``) of another module;
-- every import goes down the layer order the README's layout section draws;
+- every import goes down the layer order the layout in docs/development.md draws;
 - only ``demo/`` and the ``sgr-kit demo`` command import the demo generator;
 - no module reaches for a folder above the package (installed wheels have none).
 """

@@ -7,8 +7,7 @@
 ``fenced``          pipe rows with header inside a fenced code block, prose before
 ``pipe``            a header line in the task's own spelling, then one pipe record per line
 ``pipe_rows``       pipe records, one per line, no header
-``one_line``        pipe records on one line joined by the task's record separator (``;`` when
-                    the task asks for one record per line), no header
+``one_line``        pipe records on one line joined by the record separator (``;`` for per-line tasks)
 ``csv``             comma-separated with header (quoted where needed)
 ``tsv``             tab-separated with header
 ``json``            a JSON list of objects keyed by column name

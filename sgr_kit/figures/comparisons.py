@@ -30,7 +30,7 @@ MATRIX_MIN_LIMIT = 10.0
 
 
 def matrix_limit(differences) -> float:
-    """The symmetric colour limit of the system matrix: the largest |difference| rounded up to 10, at least 10.
+    """The symmetric colour limit of the system matrix: the largest ``|difference|`` rounded up to 10, at least 10.
 
     Examples
     --------

@@ -184,6 +184,11 @@ class _HtmlTables(HTMLParser):
 
 
 def html_blocks(text: str) -> tuple[list[Block], set[int]]:
+    """The HTML tables of ``text`` as blocks, and the (0-based) line numbers they take up.
+
+    Malformed markup keeps the tables read before it; an unclosed table runs to the end of
+    the text.
+    """
     parser = _HtmlTables()
     try:
         parser.feed(text)
@@ -245,6 +250,10 @@ def _json_block(value: object, start: int, names: dict[str, int]) -> Block | Non
 
 
 def json_blocks(lines: list[str], names: dict[str, int]) -> tuple[list[Block], set[int]]:
+    """The JSON tables of ``lines`` (a list of objects or of lists, or an object of columns) as
+    blocks, and the (0-based) line numbers they take up; ``names`` maps column names to
+    positions.
+    """
     joined = "\n".join(lines)
     offsets, position = [], 0
     for line in lines:

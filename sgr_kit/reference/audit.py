@@ -11,7 +11,7 @@ Tolerance rule
 --------------
 A printed number carries rounding error: at most half a unit in its last printed
 digit (0.005 for ``66.18``, 0.5 for ``75%``); counts are exact. A claim is
-``consistent`` when ``|difference| <= tolerance``, where
+``consistent`` when ``|difference| <= tolerance``, where::
 
     tolerance = half a unit in the last digit of the published value (0 for a count)
                 + sum over the printed inputs of |weight| x half a unit of that input

@@ -106,16 +106,19 @@ class Printed:
 
 
 def printed(value: float, decimals: int, *, exact: bool = False) -> Printed:
+    """The number ``value`` as the paper prints it with ``decimals`` decimals (``exact``: no rounding error)."""
     decimals = int(decimals)
     printed = f"{value:.{decimals}f}"
     return Printed(Fraction(printed), None if exact else decimals, printed)
 
 
 def exact(value: Fraction | int) -> Printed:
+    """A count or other exact number: no rounding error."""
     return Printed(Fraction(value), None, str(value))
 
 
 def mean(nums: Iterable[Printed]) -> Estimate:
+    """The mean of printed numbers, carrying their worst-case rounding error."""
     items = [n.est for n in nums]
     total = Estimate(ZERO)
     for e in items:
@@ -124,10 +127,12 @@ def mean(nums: Iterable[Printed]) -> Estimate:
 
 
 def share(part: Printed, whole: Printed) -> Estimate:
+    """``part`` as a percent of ``whole`` (counts: exact)."""
     return Estimate(100 * part.value / whole.value)  # counts are exact: no carried error
 
 
 def listing(nums: Iterable[Printed]) -> str:
+    """The printed texts of numbers, joined by commas (for the audit's ``inputs`` column)."""
     return ", ".join(n.printed for n in nums)
 
 
@@ -164,6 +169,10 @@ class PublishedNumbers:
 
 def claim_row(cid: str, claim: str, location: str, kind: str, published: Printed, est: Estimate, inputs: str,
            side: str = "equal") -> dict:
+    """One row of the audit: the published number beside its recomputation, the difference
+    (one-sided with ``side`` ``"above"`` or ``"below"``), the tolerance (half a unit of the
+    last printed digit plus the recomputation's error) and the verdict.
+    """
     tol = half_unit(published.decimals) + est.err
     raw = published.value - est.value
     diff = {"equal": raw, "above": max(raw, ZERO), "below": min(raw, ZERO)}[side]
@@ -184,4 +193,5 @@ def inversions(values: list[Fraction]) -> int:
 
 
 def clip(value: Fraction, lo: Fraction, hi: Fraction) -> Fraction:
+    """``value`` limited to ``[lo, hi]``."""
     return min(max(value, lo), hi)

@@ -43,6 +43,7 @@ __all__ = ["REPORT_KIND", "FolderState", "ReportClaim", "ReportFolderChanged", "
 
 
 def read_provenance(out: Path) -> dict | None:
+    """The ``provenance.json`` of folder ``out`` as a dict, or None when absent or unreadable."""
     try:
         provenance = json.loads((out / "provenance.json").read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
@@ -57,6 +58,9 @@ _IGNORED = {".ipynb_checkpoints", ".DS_Store"}
 
 
 def is_report(provenance: dict | None) -> bool:
+    """Whether a provenance says its folder is an sgr-kit report (also one written before the
+    ``report`` key existed).
+    """
     if not provenance:
         return False
     if provenance.get("report") == REPORT_KIND:
@@ -65,6 +69,7 @@ def is_report(provenance: dict | None) -> bool:
 
 
 def report_files(folder: Path) -> list[str]:
+    """The files of a report folder, as sorted relative POSIX paths (editor and system clutter left out)."""
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
                   if p.is_file() and not (set(p.relative_to(folder).parts) & _IGNORED))
 
