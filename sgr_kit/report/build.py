@@ -64,6 +64,7 @@ from ..schema import check_failure_policy, check_profile
 from ..text import NAME_WIDTH, short_label, visible, visible_repr
 from .folder import (REPORT_KIND, check_report_folder, copy_report, install_report, read_provenance, remove_folder,
                      report_files)
+from .notebook import keep_parameters
 from .parameters import ANALYSIS, PARAMETERS, RESERVED, check_parameters_values, parse_parameter
 
 __all__ = ["NOTEBOOKS", "NotebookRun", "ReportResult", "ReportPlan", "notebook_parameters", "check_parameters",
@@ -363,6 +364,7 @@ def _execute(job: tuple[str, str, str, dict, tuple[str, ...]], runner: _PageRunn
     if executed.is_file() and not stopping.is_set():
         try:
             _relative_metadata(executed, source)
+            keep_parameters(executed)  # the saved page's parameters cell holds this report's values
             with _EXPORT:
                 export_html(executed, Path(folder) / f"{name}.html", long_names=long_names)
         except Exception as exc:

@@ -32,8 +32,9 @@ table { border-collapse: collapse; font-size: .9rem; } th, td { padding: .3rem .
 th { border-bottom: 2px solid #444; } td:first-child, th:first-child { text-align: left; }
 tr:nth-child(even) td { background: #f5f5f5; } .muted { color: #666; font-size: .85rem; }
 .flag { color: #b42318; font-weight: 600; }
-figure { display: inline-block; margin: .5rem 1rem 1rem 0; vertical-align: top; max-width: 34rem; }
-figure img { max-width: 100%; border: 1px solid #ddd; } figcaption { font-size: .85rem; color: #444; }
+figure { display: block; margin: .5rem 0 1.5rem 0; max-width: 64rem; }
+figure img { display: block; width: 100%; height: auto; border: 1px solid #ddd; }
+figcaption { font-size: .85rem; color: #444; }
 """
 
 
@@ -172,7 +173,9 @@ def write_index(
               "&Delta;: computed minus published, shown only for systems scored on all 100 tasks.</p>",
               _headline_html(table, level=level),
               "<p class='muted'>As CSV: <a href='tables/headline.csv'>tables/headline.csv</a>; "
-              "as LaTeX: <a href='tables/headline.tex'>tables/headline.tex</a>.</p>"]
+              "as LaTeX: <a href='tables/headline.tex'>tables/headline.tex</a>."
+              + (" These means live on the <a href='01_main_table.html'>main table</a> page, with each variant "
+                 "and the paper's ranking." if any(r.name == "01_main_table" for r in runs) else "") + "</p>"]
     shown = [(name, caption) for name, caption in key_figures if (folder / "figures" / f"{name}.png").is_file()]
     if shown:
         parts.append("<h2>Key figures</h2>")

@@ -38,7 +38,8 @@ from ..schema import SYNTHETIC_NOTE, check_choice
 from ..text import NAME_WIDTH, fixed, name_html, visible
 from .parameters import FIGURE_FORMATS
 
-__all__ = ["FIGURE_FORMATS", "Notebook", "open_notebook", "latex_table", "display_table", "with_intervals"]
+__all__ = ["FIGURE_FORMATS", "Notebook", "open_notebook", "latex_table", "display_table", "with_intervals",
+           "keep_parameters"]
 
 #: Columns holding names from data (shown cut to :data:`~sgr_kit.text.NAME_WIDTH`; other text to 200 characters).
 NAME_COLUMNS = ("system", "system_a", "system_b", "task_id", "base_id")
@@ -165,7 +166,9 @@ def display_table(frame: pd.DataFrame, *, precision: int = 2, name: str = "") ->
     for column in [c for c in frame.columns if _is_text(frame[c])]:
         width = NAME_WIDTH if (column[0] if isinstance(column, tuple) else column) in NAME_COLUMNS else 200
         styler = styler.format(_html_cell(width), subset=[column], na_rep="")
-    styler = styler.format_index(lambda h: name_html(h) if isinstance(h, str) else html.escape(str(h)), axis=1)
+    # a header breaks only after an underscore (never inside a word)
+    styler = styler.format_index(lambda h: name_html(h).replace("_", "_<wbr>") if isinstance(h, str)
+                                 else html.escape(str(h)), axis=1)
     text = [c for c in frame.columns if (c[-1] if isinstance(c, tuple) else c) in _TEXT_COLUMNS]
     if text:
         styler = styler.set_properties(subset=text, **{"white-space": "normal", "text-align": "left"})
@@ -347,7 +350,7 @@ class Notebook:
         if png:  # the saved PNG is shown: the figure is rendered once, and the page shows the file's pixels
             from IPython.display import Image
 
-            display(Image(filename=str(png[0]), width=round(fig.get_figwidth() * 100)))
+            display(Image(filename=str(png[0])))  # as wide as the text column (the report's CSS), never a thumbnail
         else:
             display(fig)
         plt.close(fig)
@@ -419,3 +422,85 @@ def open_notebook(
     if banner:
         nb.banner()
     return nb
+
+
+def _assignments(source: str) -> dict[str, Any]:
+    """The top-level ``name = value`` statements of a cell: name -> its ``ast.Assign`` node."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    return {node.targets[0].id: node for node in tree.body
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)}
+
+
+def _tagged(cell: Any, tag: str) -> bool:
+    return tag in (cell.get("metadata", {}).get("tags") or [])
+
+
+def keep_parameters(executed: str | os.PathLike) -> bool:
+    r"""Make an executed notebook's ``parameters`` cell hold the values papermill injected, and drop the injected cell.
+
+    Papermill writes the values it was given into a cell tagged ``injected-parameters``
+    after the ``parameters`` cell; run again with any ``-p``, it *replaces* that cell, so every
+    value not named again would fall back to the notebook's defaults (the demo). Written
+    into the ``parameters`` cell itself (each value where its default was, the comments
+    kept), the values are the saved notebook's own: ``papermill page.ipynb copy.ipynb --cwd
+    REPORT -p n_boot 200`` changes ``n_boot`` and nothing else.
+
+    Returns True when the notebook was rewritten (False: no injected cell, or no
+    ``parameters`` cell to hold its values; the file is then left as it is).
+
+    Examples
+    --------
+    >>> import nbformat, tempfile
+    >>> nb = nbformat.v4.new_notebook(cells=[
+    ...     nbformat.v4.new_code_cell("n_boot = 10000  # resamples\npath = None", metadata={"tags": ["parameters"]}),
+    ...     nbformat.v4.new_code_cell("# Parameters\npath = \"scores.csv\"\n", metadata={"tags": ["injected-parameters"]}),
+    ...     nbformat.v4.new_code_cell("print(path)")])
+    >>> file = Path(tempfile.mkdtemp()) / "page.ipynb"
+    >>> _ = file.write_text(nbformat.writes(nb))
+    >>> keep_parameters(file)
+    True
+    >>> [c.source for c in nbformat.read(str(file), as_version=4).cells]
+    ['n_boot = 10000  # resamples\npath = "scores.csv"', 'print(path)']
+    """
+    import ast
+
+    import nbformat
+
+    path = Path(executed)
+    nb = nbformat.read(str(path), as_version=4)
+    injected = [i for i, c in enumerate(nb.cells) if _tagged(c, "injected-parameters")]
+    own = [i for i, c in enumerate(nb.cells) if _tagged(c, "parameters")]
+    if not injected or not own:
+        return False
+    cell = nb.cells[own[0]]
+    lines = cell.source.split("\n")
+    given = {}
+    for i in injected:
+        source = nb.cells[i].source
+        given.update({name: ast.get_source_segment(source, node.value)
+                      for name, node in _assignments(source).items()})
+    defaults = _assignments(cell.source)
+    extra = []
+    # from the last line up, so that a replacement does not move the columns of the ones before it
+    for name, node in sorted(defaults.items(), key=lambda kv: (kv[1].lineno, kv[1].col_offset), reverse=True):
+        if name not in given or node.value.lineno != node.value.end_lineno:
+            continue
+        row = node.value.lineno - 1
+        line = lines[row].encode("utf-8")  # ast columns count UTF-8 bytes
+        lines[row] = (line[:node.value.col_offset].decode("utf-8") + given[name]
+                      + line[node.value.end_col_offset:].decode("utf-8"))
+    for name, value in given.items():  # a value whose default spans lines, or a name the cell lacks: at the end
+        node = defaults.get(name)
+        if node is None or node.value.lineno != node.value.end_lineno:
+            extra.append(f"{name} = {value}")
+    cell.source = "\n".join(lines + (["# values this report was built with", *extra] if extra else []))
+    if cell.get("outputs"):
+        cell.outputs = []
+    nb.cells = [c for i, c in enumerate(nb.cells) if i not in injected]
+    write_text(nbformat.writes(nb), path, force=True)
+    return True

@@ -64,6 +64,19 @@ def summary_table(scores: pd.DataFrame, *, failure_policy: str = "zero", paper: 
     return out
 
 
+def _letter(k: int) -> str:
+    """The mark of the ``k``-th reason: a, b, ..., z, then aa, ab, ..."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return letters[k] if k < 26 else _letter(k // 26 - 1) + letters[k % 26]
+
+
+def _no_interval(value: float, note: object) -> str:
+    """Why a mean has no interval, in words."""
+    if pd.isna(value):
+        return "no mean to put an interval around (no answer with a score)"
+    return str(note) if isinstance(note, str) and note else "no interval drawn"
+
+
 def format_summary(
     scores: pd.DataFrame,
     *,
@@ -91,7 +104,7 @@ def format_summary(
         from ..stats import bootstrap_means
 
         boot = bootstrap_means(scores, failure_policy=failure_policy, n_boot=n_boot, seed=seed)
-        intervals = boot.set_index(["system", "variant", "metric"])[["ci_low", "ci_high"]]
+        intervals = boot.set_index(["system", "variant", "metric"])[["ci_low", "ci_high", "note"]]
     lines = []
     if is_synthetic(scores):
         lines += [SYNTHETIC_NOTE, ""]
@@ -101,9 +114,11 @@ def format_summary(
         f"{scores['system'].nunique()} systems, {scores['task_id'].nunique()} tasks; status: "
         + ", ".join(f"{k} {v}" for k, v in status.items())
     )
-    lines.append(f"Means in percent points; failure policy '{failure_policy}'; (in parentheses: the paper's Table 2, "
-                 f"and Table 3 for overall)" + ("; [in brackets: the 95% bootstrap interval over base problems]."
-                                                if ci else "."))
+    has_paper = table[[f"paper_{m}" for m in METRICS]].notna().any().any()
+    lines.append(f"Means in percent points; failure policy '{failure_policy}'"
+                 + ("; (in parentheses: the paper's Table 2, and Table 3 for overall)" if has_paper else "")
+                 + ("; [in brackets: the 95% bootstrap interval over base problems; n/a with a letter: no interval, "
+                    "the letter's note below says why]." if ci else "."))
     lines.append("")
     names = {s: short_label(s, width=NAME_WIDTH) for s in table["system"]}  # controls visible, cut with "…"
     name_width = max([24, *(len(n) + 2 for n in names.values())])
@@ -113,6 +128,7 @@ def format_summary(
     )
     lines += [header, "-" * len(header)]
     flagged = False
+    reasons: dict[str, list[str]] = {}  # why an interval is missing -> the (system, variant, metric) it applies to
     for row in table.itertuples(index=False):
         paper_tasks = PAPER_TASKS if row.variant == "overall" else PAPER_TASKS_PER_VARIANT
         has_paper = any(pd.notna(getattr(row, f"paper_{m}")) for m in METRICS)
@@ -124,11 +140,20 @@ def format_summary(
             text = "n/a" if pd.isna(value) else f"{value:.2f}"
             text += "" if pd.isna(ref) else f" ({ref:.2f})"
             if intervals is not None and (row.system, row.variant, m) in intervals.index:
-                low, high = intervals.loc[(row.system, row.variant, m)]
-                text += " [n/a]" if pd.isna(low) else f" [{low:.1f}, {high:.1f}]"
+                low, high, note = intervals.loc[(row.system, row.variant, m)]
+                if pd.isna(low):
+                    reason = _no_interval(value, note)
+                    reasons.setdefault(reason, []).append(f"{names[row.system]} {row.variant} {METRIC_LABELS[m]}")
+                    text += f" [n/a {_letter(list(reasons).index(reason))}]"
+                else:
+                    text += f" [{low:.1f}, {high:.1f}]"
             cells.append(f"{text:>{cell_width}}")
         tasks = f"{row.n_tasks}!" if short else f"{row.n_tasks} "
         lines.append(f"{names[row.system]:<{name_width}}{row.variant:<12}{tasks:>7}{row.n_failed:>6}" + "".join(cells))
+    if reasons:
+        lines += ["", "No interval (n/a):"]
+        for k, (reason, where) in enumerate(reasons.items()):
+            lines.append(f"  {_letter(k)}  {reason}: {', '.join(where)}")
     if flagged:
         lines += ["", f"! scored on fewer tasks than the paper ({PAPER_TASKS_PER_VARIANT} per variant, {PAPER_TASKS} "
                       f"overall): the mean beside the paper's number covers other tasks and is not comparable."]
