@@ -19,7 +19,8 @@ DataFrame with fixed columns; values are in percent points, never rounded.
 from __future__ import annotations
 
 from ..schema import ALL_SYSTEMS, AUDIT_LABELS, AUDIT_TABLE_COLUMNS
-from .audit import audit_scores, error_profile_by_family, error_profile_by_system, error_type_means, load_audit
+from .audit import (audit_scores, error_profile_by_family, error_profile_by_system, error_type_means, load_audit,
+                    unscored_note)
 from .groups import bin_means, domain_means, ecosystem_means, family_means, group_columns
 from .paper import BESIDE_COLUMNS, RANKING_COLUMNS, beside_paper, beside_paper_wide, paper_ranking
 from .reach import REACH_COLUMNS, REACH_QUANTITIES, REACH_WIDE, describe_reach, reach_scores, reach_wide, site_reach_means
@@ -28,7 +29,7 @@ from .points import CAUSES, answer_losses, key_mismatches, most_wrong, points_lo
 __all__ = [
     "ALL_SYSTEMS", "AUDIT_LABELS", "AUDIT_TABLE_COLUMNS", "BESIDE_COLUMNS", "CAUSES", "RANKING_COLUMNS",
     "bin_means", "family_means", "ecosystem_means", "domain_means", "group_columns",
-    "load_audit", "error_profile_by_system", "error_profile_by_family", "audit_scores", "error_type_means",
+    "load_audit", "error_profile_by_system", "error_profile_by_family", "audit_scores", "error_type_means", "unscored_note",
     "answer_losses", "points_lost", "wrong_columns", "most_wrong", "key_mismatches", "rows_lost",
     "beside_paper", "beside_paper_wide", "paper_ranking",
     "REACH_COLUMNS", "REACH_QUANTITIES", "REACH_WIDE", "site_reach_means", "reach_scores", "reach_wide", "describe_reach",

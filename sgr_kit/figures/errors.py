@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from ..reference import ERROR_TYPES
 from ..schema import METRIC_LABELS
-from ..errors import SgrKitError
+from ..errors import InsufficientDataError, SgrKitError
 from ._base import (ALL_SYSTEMS, axes, figure, finish, heatmap, legend_below, nonempty, percent_axis, require,
                     system_label, text_size)
 from .theme import COLUMN_WIDTH, ERROR_COLORS, METRIC_COLORS, short_error, short_family
@@ -244,8 +244,13 @@ def plot_error_type_scores(
     name = "plot_error_type_scores"
     require(table, ("label", *metrics), name=name, source="sgr_kit.breakdowns.audit_scores")
     nonempty(table, name=name, what="the audit")
-    labels = [t for t in _LABELS if t in set(table["label"])]
+    # an answer without scores (a failed answer when failed answers are excluded) has no point to draw
     long = table.melt(id_vars=["label"], value_vars=list(metrics), var_name="metric", value_name="score")
+    long = long.dropna(subset=["score"])
+    if long.empty:
+        raise InsufficientDataError(f"{name}: no audited answer has a score to draw (every one failed and failed "
+                                    f"answers are excluded)")
+    labels = [t for t in _LABELS if t in set(long["label"])]
     long["metric"] = long["metric"].map(lambda m: METRIC_LABELS.get(m, m))
     palette = {METRIC_LABELS.get(m, m): METRIC_COLORS.get(m) for m in metrics}
     ax = axes(ax, COLUMN_WIDTH, 1.0 + 0.36 * len(labels))
@@ -264,7 +269,7 @@ def plot_error_type_scores(
             y = i - 0.375 + step * (k + 0.5) + rng.uniform(-0.2, 0.2, len(x)) * step
             ax.scatter(x, y, s=(size * 0.45) ** 2, color=METRIC_COLORS.get(metric), alpha=0.6, linewidths=0,
                        zorder=3)  # fmt: skip
-    counts = table.groupby("label").size()
+    counts = table.dropna(subset=list(metrics), how="all").groupby("label").size()
     ax.set_yticks(range(len(labels)), [f"{short_error(t)}\n(n={int(counts[t])})" for t in labels])
     percent_axis(ax, "x", label="score (percent points)")
     ax.set_ylabel("")

@@ -180,8 +180,9 @@ def display_table(frame: pd.DataFrame, *, precision: int = 2, name: str = "") ->
 def with_intervals(frame: pd.DataFrame, metrics: Sequence[str], *, digits: int = 2) -> pd.DataFrame:
     """For display: each ``<metric>, <metric>_ci_low, <metric>_ci_high`` as one text column ``<metric> [CI]``.
 
-    A value without an interval shows the value alone. Three columns become one, so a
-    table of several metrics fits the page; the saved table keeps the numbers.
+    A value without an interval shows ``[n/a: why]`` when the frame has a ``<metric>_note``
+    column saying why (e.g. too few base problems), else the value alone. Three columns
+    become one, so a table of several metrics fits the page; the saved table keeps the numbers.
 
     Examples
     --------
@@ -193,9 +194,18 @@ def with_intervals(frame: pd.DataFrame, metrics: Sequence[str], *, digits: int =
     out = frame.copy()
     for metric in metrics:
         low, high = out.pop(f"{metric}_ci_low"), out.pop(f"{metric}_ci_high")
+        notes = out.pop(f"{metric}_note") if f"{metric}_note" in out.columns else pd.Series("", index=out.index)
         value, bound = fixed(digits), fixed(1)
-        text = [("" if pd.isna(v) else value(v)) + ("" if pd.isna(lo) or pd.isna(v) else f" [{bound(lo)}, {bound(hi)}]")
-                for v, lo, hi in zip(out[metric], low, high)]
+
+        def why(v: float, lo: float, hi: float, note: object) -> str:
+            if pd.isna(v):
+                return ""
+            if pd.isna(lo) or pd.isna(hi):
+                return f" [n/a: {note}]" if isinstance(note, str) and note else ""
+            return f" [{bound(lo)}, {bound(hi)}]"
+
+        text = [("" if pd.isna(v) else value(v)) + why(v, lo, hi, note)
+                for v, lo, hi, note in zip(out[metric], low, high, notes)]
         out[metric] = text
         out = out.rename(columns={metric: f"{metric} [CI]"})
     return out
