@@ -248,3 +248,41 @@ def test_tasks_takes_several_paths(command):
              "validate": []}[command]
     args = parser.parse_args([command, "--tasks", "t/a.json", "t/b.json", "--tasks", "c.json", *extra])
     assert args.tasks == ["t/a.json", "t/b.json", "c.json"]
+
+
+# ------------------------------------------------------------------ 7. smaller things
+
+
+def test_errors_say_what_was_given_instead():
+    from sgr_kit import load_runs, load_tasks, score_runs
+    from sgr_kit.errors import SgrKitError
+
+    with pytest.raises(SgrKitError, match=r"found a record \(keys system, task_id, answer\) where a path was expected"):
+        load_runs([{"system": "a", "task_id": "t", "answer": "x"}])
+    with pytest.raises(SgrKitError, match="score_runs: runs must be what sgr_kit.load_runs"):
+        score_runs({}, None)
+    demo_runs = Path(__file__).resolve().parents[1] / "data" / "demo" / "runs.jsonl"
+    with pytest.raises(SgrKitError) as info:
+        load_tasks(demo_runs)
+    message = str(info.value)
+    assert len(message.splitlines()) == 1 and "is it a runs file?" in message
+
+
+def test_validate_verbose_says_each_thing_once(original_dir, capsys):
+    from sgr_kit.cli import main
+    from sgr_kit.prepare.release import RENUMBERED_NOTE
+
+    assert main(["validate", "--tasks", str(original_dir), "--verbose"]) == 0
+    out = capsys.readouterr().out
+    assert "inclusion_conditions:" in out and "state_conditions:" not in out  # the release repeats them
+    assert RENUMBERED_NOTE not in out
+
+
+def test_help_of_the_package_opens_with_sgr_kit():
+    import pydoc
+
+    import sgr_kit
+
+    text = pydoc.render_doc(sgr_kit, renderer=pydoc.plaintext)
+    head = "\n".join(text.splitlines()[:60])
+    assert "with_traceback" not in head and "add_note" not in head
