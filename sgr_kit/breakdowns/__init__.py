@@ -23,7 +23,8 @@ from .audit import (audit_scores, error_profile_by_family, error_profile_by_syst
                     unscored_note)
 from .groups import bin_means, domain_means, ecosystem_means, family_means, group_columns
 from .paper import BESIDE_COLUMNS, RANKING_COLUMNS, beside_paper, beside_paper_wide, paper_ranking
-from .reach import REACH_COLUMNS, REACH_QUANTITIES, REACH_WIDE, describe_reach, reach_scores, reach_wide, site_reach_means
+from .reach import (REACH_COLUMNS, REACH_QUANTITIES, REACH_WIDE, describe_reach, reach_notes, reach_scores,
+                    reach_wide, site_reach_means)
 from .points import CAUSES, answer_losses, key_mismatches, most_wrong, points_lost, rows_lost, wrong_columns
 
 __all__ = [
@@ -32,5 +33,5 @@ __all__ = [
     "load_audit", "error_profile_by_system", "error_profile_by_family", "audit_scores", "error_type_means", "unscored_note",
     "answer_losses", "points_lost", "wrong_columns", "most_wrong", "key_mismatches", "rows_lost",
     "beside_paper", "beside_paper_wide", "paper_ranking",
-    "REACH_COLUMNS", "REACH_QUANTITIES", "REACH_WIDE", "site_reach_means", "reach_scores", "reach_wide", "describe_reach",
+    "REACH_COLUMNS", "REACH_QUANTITIES", "REACH_WIDE", "site_reach_means", "reach_scores", "reach_wide", "describe_reach", "reach_notes",
 ]  # fmt: skip

@@ -19,7 +19,7 @@ from ..stats import bootstrap_means
 from ._common import order_rows, require_columns, system_order
 
 __all__ = ["REACH_COLUMNS", "REACH_QUANTITIES", "REACH_WIDE", "site_reach_means", "reach_scores", "reach_wide",
-           "describe_reach"]
+           "describe_reach", "reach_notes"]
 
 #: Columns of :func:`site_reach_means`, in order.
 REACH_COLUMNS: tuple[str, ...] = (
@@ -219,6 +219,26 @@ def reach_wide(table: pd.DataFrame) -> pd.DataFrame:
         for suffix, column in (("", "value"), ("_ci_low", "ci_low"), ("_ci_high", "ci_high")):
             out[name + suffix] = [float(rows[column].get(s, np.nan)) for s in systems]
     return out
+
+
+def reach_notes(table: pd.DataFrame) -> list[str]:
+    """The notes of :func:`site_reach_means`, each once, naming the systems and columns (of :func:`reach_wide`) it is about.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"system": ["a", "a", "b"], "quantity": ["item_f1", "row_f1", "item_f1"],
+    ...                   "reached": ["yes", "yes", "no"], "note": ["2 base problem(s): no interval", "2 base problem(s): no interval", ""]})
+    >>> reach_notes(t)
+    ['2 base problem(s): no interval (a: item_f1_reached, row_f1_reached)']
+    """
+    where: dict[str, dict[str, list[str]]] = {}
+    for row in table.itertuples(index=False):
+        column = REACH_WIDE.get((row.quantity, row.reached), f"{row.quantity} ({row.reached})")
+        for note in str(row.note).split("; ") if isinstance(row.note, str) else ():
+            if note:
+                where.setdefault(note, {}).setdefault(str(row.system), []).append(column)
+    return [f"{note} ({'; '.join(f'{system}: ' + ', '.join(columns) for system, columns in systems.items())})"
+            for note, systems in where.items()]
 
 
 def describe_reach(table: pd.DataFrame, *, system: str = ALL_SYSTEMS) -> str:

@@ -213,7 +213,7 @@ def task_prose(rubric: Mapping[str, Any], metadata: Mapping[str, Any], columns: 
     if notes:
         out["column_notes"] = notes
     state = metadata.get("State-Gated Retrieval")
-    if state and state != out.get("inclusion_conditions"):  # the release often repeats them word for word
+    if state:
         out["state_conditions"] = state
     return out
 

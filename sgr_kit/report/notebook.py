@@ -360,11 +360,29 @@ class Notebook:
         if png:  # the saved PNG is shown: the figure is rendered once, and the page shows the file's pixels
             from IPython.display import Image
 
-            display(Image(filename=str(png[0])))  # as wide as the text column (the report's CSS), never a thumbnail
+            display(Image(filename=str(png[0]), width=shown_width(fig.get_figwidth())))
         else:
             display(fig)
         plt.close(fig)
         return None
+
+
+#: Pixels per inch of a figure on a page, and the narrowest a figure is shown (CSS pixels).
+SCREEN_DPI, MIN_FIGURE_PX = 150, 600
+
+
+def shown_width(inches: float) -> int:
+    """How wide a figure ``inches`` wide is shown on a page: 150 px per inch, at least 600 px.
+
+    At 150 px per inch the theme's smallest text (6 pt) is 12.5 px on screen; a one-column figure
+    (3.3 in) is widened to 600 px. The page's CSS caps every figure at the text column's width.
+
+    Examples
+    --------
+    >>> shown_width(3.3), shown_width(6.9)
+    (600, 1035)
+    """
+    return max(MIN_FIGURE_PX, round(inches * SCREEN_DPI))
 
 
 def open_notebook(
