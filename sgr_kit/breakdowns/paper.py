@@ -248,13 +248,15 @@ def _place(others: pd.Series, value: float) -> str:
     return f"{_ordinal(rank)} of {len(others) + 1} in the paper's ranking: " + ", ".join(parts)
 
 
-def beside_paper_wide(table: pd.DataFrame) -> pd.DataFrame:
+def beside_paper_wide(table: pd.DataFrame, *, computed: bool = True) -> pd.DataFrame:
     """Tables 2 and 3 of :func:`beside_paper` for reading: one row per system and variant, each number once.
 
     Table 3's overall Item-F1 repeats Table 2's overall row: it is kept once (Table 2's). Per
     metric, the computed value, the published one and their difference sit side by side;
     ``complete`` is kept only when some row is incomplete, and constant bookkeeping
     columns (``label``, ``n_systems``, ``synthetic``) are left out (the saved long table keeps them).
+    ``computed=False`` leaves out the computed values too, for a page whose main table shows them
+    (each number in one place): the published value and the difference remain.
 
     Examples
     --------
@@ -276,6 +278,8 @@ def beside_paper_wide(table: pd.DataFrame) -> pd.DataFrame:
         mine = part[part["quantity"] == metric].set_index(index)[["computed", "published", "difference"]]
         mine.columns = [metric, f"paper_{metric}", f"diff_{metric}"]
         out = out.merge(mine.reset_index(), on=index, how="left")
+        if not computed:
+            out = out.drop(columns=[metric])
     if out["complete"].all():
         out = out.drop(columns=["complete"])
     return out.rename(columns={"group": "variant"}).reset_index(drop=True)

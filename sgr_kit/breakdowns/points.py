@@ -360,7 +360,8 @@ def most_wrong(table: pd.DataFrame, n: int = 15) -> pd.DataFrame:
     -------
     DataFrame
         The rows of ``table`` with at least one wrong cell, most wrong cells first (ties: the
-        higher percentage wrong, then task and rank), at most ``n`` of them.
+        higher percentage wrong, then task and rank), at most ``n`` of them; without the
+        ``synthetic`` column (the page says it once).
 
     Examples
     --------
@@ -374,7 +375,7 @@ def most_wrong(table: pd.DataFrame, n: int = 15) -> pd.DataFrame:
     wrong = table[table["n_wrong"] > 0]
     wrong = wrong.sort_values(["n_wrong", "percent_wrong", "task_id", "rank"], ascending=[False, False, True, True],
                               kind="stable")
-    return wrong.head(n).reset_index(drop=True)
+    return wrong.head(n).drop(columns=["synthetic"], errors="ignore").reset_index(drop=True)
 
 
 def _pairs(omitted: pd.DataFrame, extra: pd.DataFrame, min_share: float) -> pd.DataFrame:

@@ -224,21 +224,34 @@ def reach_wide(table: pd.DataFrame) -> pd.DataFrame:
 def reach_notes(table: pd.DataFrame) -> list[str]:
     """The notes of :func:`site_reach_means`, each once, naming the systems and columns (of :func:`reach_wide`) it is about.
 
+    A system named alone: the note is about all of its columns.
+
     Examples
     --------
     >>> t = pd.DataFrame({"system": ["a", "a", "b"], "quantity": ["item_f1", "row_f1", "item_f1"],
     ...                   "reached": ["yes", "yes", "no"], "note": ["2 base problem(s): no interval", "2 base problem(s): no interval", ""]})
     >>> reach_notes(t)
-    ['2 base problem(s): no interval (a: item_f1_reached, row_f1_reached)']
+    ['2 base problem(s): no interval (a)']
+    >>> reach_notes(t.assign(note="left out"))
+    ['left out (every system and column)']
     """
     where: dict[str, dict[str, list[str]]] = {}
+    every: dict[str, list[str]] = {}
     for row in table.itertuples(index=False):
         column = REACH_WIDE.get((row.quantity, row.reached), f"{row.quantity} ({row.reached})")
+        every.setdefault(str(row.system), []).append(column)
         for note in str(row.note).split("; ") if isinstance(row.note, str) else ():
             if note:
                 where.setdefault(note, {}).setdefault(str(row.system), []).append(column)
-    return [f"{note} ({'; '.join(f'{system}: ' + ', '.join(columns) for system, columns in systems.items())})"
-            for note, systems in where.items()]
+    out = []
+    for note, systems in where.items():
+        if systems == every:
+            out.append(f"{note} (every system and column)")
+            continue
+        named = [system if columns == every[system] else f"{system}: {', '.join(columns)}"
+                 for system, columns in systems.items()]
+        out.append(f"{note} ({'; '.join(named)})")
+    return out
 
 
 def describe_reach(table: pd.DataFrame, *, system: str = ALL_SYSTEMS) -> str:

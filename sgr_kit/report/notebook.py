@@ -84,7 +84,7 @@ def _float_columns(frame: pd.DataFrame) -> list:
 
 
 #: Columns shown as text that may wrap (long notes), not as numbers.
-_TEXT_COLUMNS = ("note", "reason", "claim", "location", "written", "raw", "reference")
+_TEXT_COLUMNS = ("note", "reason", "claim", "location", "written", "raw", "reference", "place", "differences")
 
 
 def _is_p(name: object) -> bool:
