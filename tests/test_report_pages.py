@@ -227,7 +227,7 @@ def test_summary_ci_says_why_an_interval_is_missing():
     text = format_summary(scores, ci=True, n_boot=100)
     assert "[n/a a]" in text and "[n/a]" not in text
     reason = [line for line in text.splitlines() if line.strip().startswith("a  ")]
-    assert reason and "3 base problem" in reason[0] and "Mine overall Item-F1" in reason[0]
+    assert reason and "3 base problems; an interval needs 6" in reason[0] and "Mine overall Item-F1" in reason[0]
     assert "in parentheses" not in text  # no system here has a published value
 
 
@@ -235,7 +235,7 @@ def test_with_intervals_says_why_an_interval_is_missing():
     t = pd.DataFrame({"system": ["a"], "item_f1": [40.0], "item_f1_ci_low": [np.nan], "item_f1_ci_high": [np.nan],
                       "item_f1_note": ["5 base problem(s): no interval drawn (too few: 95% intervals from 6 problems on)"]})
     shown = with_intervals(t, ["item_f1"])
-    assert shown["item_f1 [CI]"].item().startswith("40.00 [n/a: 5 base problem(s)")
+    assert shown["item_f1 [CI]"].item() == "40.00 [n/a: 5 base problems; an interval needs 6]"
 
 
 # ------------------------------------------------------------------ 6. --tasks takes several paths
@@ -286,3 +286,23 @@ def test_help_of_the_package_opens_with_sgr_kit():
     text = pydoc.render_doc(sgr_kit, renderer=pydoc.plaintext)
     head = "\n".join(text.splitlines()[:60])
     assert "with_traceback" not in head and "add_note" not in head
+
+
+def test_the_annotators_labels_stay_out_of_build_folders():
+    root = Path(__file__).resolve().parents[1]
+    notebook = nbformat.read(root / "notebooks" / "08_annotate.ipynb", as_version=4)
+    cell = next(c for c in notebook.cells if "parameters" in c.metadata.get("tags", []))
+    namespace: dict = {}
+    exec(cell.source, namespace)  # noqa: S102 - the notebook's own parameters cell: plain assignments
+    labels = Path(namespace["labels_path"])
+    assert labels.parts[0] not in ("out", "build") and not labels.is_absolute()
+    ignored = subprocess.run(["git", "check-ignore", "-q", str(Path("notebooks") / labels)], cwd=root)
+    assert ignored.returncode == 1, f"{labels} is ignored by git: `git clean -X` would delete it"
+    assert "Your labels are written to" in "".join(c.source for c in notebook.cells)
+
+
+def test_the_demo_loads_without_notes(capsys):
+    from sgr_kit.pipeline import load_inputs
+
+    load_inputs()
+    assert "note:" not in capsys.readouterr().err

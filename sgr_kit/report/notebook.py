@@ -37,6 +37,7 @@ from ..pipeline import Inputs, load_inputs
 from ..schema import SYNTHETIC_NOTE, check_choice
 from ..text import NAME_WIDTH, fixed, name_html, visible
 from .parameters import FIGURE_FORMATS
+from .summary import no_interval_reason
 
 __all__ = ["FIGURE_FORMATS", "Notebook", "open_notebook", "latex_table", "display_table", "with_intervals",
            "keep_parameters"]
@@ -201,7 +202,7 @@ def with_intervals(frame: pd.DataFrame, metrics: Sequence[str], *, digits: int =
             if pd.isna(v):
                 return ""
             if pd.isna(lo) or pd.isna(hi):
-                return f" [n/a: {note}]" if isinstance(note, str) and note else ""
+                return f" [n/a: {no_interval_reason(note)}]" if isinstance(note, str) and note else ""
             return f" [{bound(lo)}, {bound(hi)}]"
 
         text = [("" if pd.isna(v) else value(v)) + why(v, lo, hi, note)

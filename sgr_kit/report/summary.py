@@ -7,6 +7,8 @@ and formatted.
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from ..aggregate import by_language, system_means
@@ -14,7 +16,7 @@ from .. import reference
 from ..schema import METRIC_LABELS, METRICS, PAPER_TASKS, PAPER_TASKS_PER_VARIANT, STATUSES, SYNTHETIC_NOTE, is_synthetic
 from ..text import NAME_WIDTH, short_label
 
-__all__ = ["summary_table", "format_summary"]
+__all__ = ["summary_table", "format_summary", "no_interval_reason"]
 
 
 def _paper_values() -> pd.Series:
@@ -64,6 +66,30 @@ def summary_table(scores: pd.DataFrame, *, failure_policy: str = "zero", paper: 
     return out
 
 
+_TOO_FEW = re.compile(r"^(\d+) base problem\(s\): no interval drawn \(too few: [\d.]+% intervals from (\d+) problems on\)$")
+
+
+def no_interval_reason(note: object) -> str:
+    """Why an interval is missing, short: a bootstrap note on too few base problems as ``5 base problems; an interval needs 6``.
+
+    Any other note is returned as it is ("" for none).
+
+    Examples
+    --------
+    >>> no_interval_reason("5 base problem(s): no interval drawn (too few: 95% intervals from 6 problems on)")
+    '5 base problems; an interval needs 6'
+    >>> no_interval_reason("1 base problem(s): no interval drawn (too few: 95% intervals from 6 problems on)")
+    '1 base problem; an interval needs 6'
+    """
+    if not isinstance(note, str):
+        return ""
+    match = _TOO_FEW.match(note)
+    if match is None:
+        return note
+    n = int(match.group(1))
+    return f"{n} base problem{'' if n == 1 else 's'}; an interval needs {match.group(2)}"
+
+
 def _letter(k: int) -> str:
     """The mark of the ``k``-th reason: a, b, ..., z, then aa, ab, ..."""
     letters = "abcdefghijklmnopqrstuvwxyz"
@@ -74,7 +100,7 @@ def _no_interval(value: float, note: object) -> str:
     """Why a mean has no interval, in words."""
     if pd.isna(value):
         return "no mean to put an interval around (no answer with a score)"
-    return str(note) if isinstance(note, str) and note else "no interval drawn"
+    return no_interval_reason(note) if isinstance(note, str) and note else "no interval drawn"
 
 
 def format_summary(
