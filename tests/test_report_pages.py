@@ -51,7 +51,8 @@ def test_keep_parameters_writes_the_injected_values_into_the_parameters_cell(tmp
         nbformat.v4.new_code_cell('a = None  # first\nb = 1\nc = [\n  1,\n]', metadata={"tags": ["parameters"]}),
         nbformat.v4.new_code_cell('# Parameters\na = "scores.csv"\nc = [2, 3]\nd = "x"\n',
                                   metadata={"tags": ["injected-parameters"]}),
-        nbformat.v4.new_code_cell("print(a)")])
+        nbformat.v4.new_code_cell("print(a)", execution_count=3)])
+    nb.cells[0].execution_count, nb.cells[1].execution_count = 1, 2
     path = tmp_path / "page.ipynb"
     path.write_text(nbformat.writes(nb), encoding="utf-8")
     assert keep_parameters(path)
@@ -61,6 +62,7 @@ def test_keep_parameters_writes_the_injected_values_into_the_parameters_cell(tmp
     exec(cells[0].source, namespace)  # noqa: S102 - the test's own cell
     assert (namespace["a"], namespace["b"], namespace["c"], namespace["d"]) == ("scores.csv", 1, [2, 3], "x")
     assert "# first" in cells[0].source
+    assert [c.execution_count for c in cells] == [1, 2]  # as a run of the saved notebook numbers them
     assert not keep_parameters(path)  # nothing injected any more: left as it is
 
 

@@ -96,6 +96,11 @@ def figure(
     """
     fig, ax = plt.subplots(figsize=(width or COLUMN_WIDTH * scale(), height * scale()), layout="constrained")
     plot(table, ax=ax, synthetic=synthetic, **kwargs)
+    return banner(fig, table, synthetic)
+
+
+def banner(fig: Figure, table: pd.DataFrame | None, synthetic: bool | None) -> Figure:
+    """The figure-level synthetic-data title, when the data are synthetic (every figure helper ends here)."""
     return note_synthetic(fig, drawn_from_synthetic(table, synthetic))
 
 

@@ -14,9 +14,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ..schema import METRIC_LABELS
-from ._base import (ALL_SYSTEMS, axes, finish, legend_below, nonempty, panels, percent_axis, require, scale,
-                    systems_axis)
-from .theme import COLUMN_WIDTH, METRIC_COLORS, OKABE_ITO, TEXT_WIDTH, drawn_from_synthetic, note_synthetic
+from ._base import (ALL_SYSTEMS, axes, banner, finish, legend_below, nonempty, panels, percent_axis, require,
+                    scale, systems_axis)
+from .theme import COLUMN_WIDTH, METRIC_COLORS, OKABE_ITO, TEXT_WIDTH
 
 __all__ = ["plot_site_reached", "plot_reach_scores", "figure_site_reach"]
 
@@ -175,4 +175,4 @@ def figure_site_reach(
     for ax, name in zip(axs[1:], metrics):
         plot_reach_scores(table, metric=name, ax=ax, synthetic=synthetic, pooled=pooled)
         ax.tick_params(axis="y", labelleft=False)
-    return note_synthetic(fig, drawn_from_synthetic(table, synthetic))
+    return banner(fig, table, synthetic)

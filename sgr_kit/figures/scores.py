@@ -20,12 +20,11 @@ from matplotlib.lines import Line2D
 from ..reference import CLI_SYSTEMS, COMMERCIAL_SYSTEMS
 from ..schema import METRIC_LABELS
 from ._base import (
-    ALL_SYSTEMS, axes, figure, finish, group_column, heatmap, legend_below, nonempty, percent_axis, require, scale,
-    system_label, systems_axis, text_size,
+    ALL_SYSTEMS, axes, banner, figure, finish, group_column, heatmap, legend_below, nonempty, percent_axis, require,
+    scale, system_label, systems_axis, text_size,
 )  # fmt: skip
 from .theme import (
-    CAUSE_COLORS, COLUMN_WIDTH, METRIC_COLORS, OKABE_ITO, SCORE_CMAP, cause_label, drawn_from_synthetic, note_synthetic,
-    short_family,
+    CAUSE_COLORS, COLUMN_WIDTH, METRIC_COLORS, OKABE_ITO, SCORE_CMAP, cause_label, short_family,
 )  # fmt: skip
 
 __all__ = [
@@ -406,7 +405,7 @@ def figure_family_heatmaps(
     for ax, metric in zip(axs[:, 0], metrics):
         plot_score_heatmap(table, metric=metric, ax=ax, synthetic=synthetic, **kwargs)
         ax.set_title(METRIC_LABELS.get(metric, metric))
-    return note_synthetic(fig, drawn_from_synthetic(table, synthetic))
+    return banner(fig, table, synthetic)
 
 
 def figure_bins(table: pd.DataFrame, *, width: float | None = None, synthetic: bool | None = None,

@@ -531,5 +531,13 @@ def keep_parameters(executed: str | os.PathLike) -> bool:
     if cell.get("outputs"):
         cell.outputs = []
     nb.cells = [c for i, c in enumerate(nb.cells) if i not in injected]
+    count = 0  # execution counts without the injected cell's, as a run of the saved notebook numbers them
+    for cell in nb.cells:
+        if cell.get("cell_type") == "code" and cell.get("execution_count") is not None:
+            count += 1
+            cell.execution_count = count
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "execute_result":
+                    output["execution_count"] = count
     write_text(nbformat.writes(nb), path, force=True)
     return True
