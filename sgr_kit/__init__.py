@@ -19,6 +19,9 @@ The package's layers, each importing only the ones before it:
 7. presentation: ``figures``, ``report``, ``explore``; then ``cli``. ``demo`` builds the
    synthetic benchmark from the layers below and nothing imports it.
 
+Bad input raises ``sgr_kit.SgrKitError`` (a ``ValueError``) naming the file, line, field
+and what was expected (``help(sgr_kit.errors)``).
+
 Submodules are imported on first use, so ``import sgr_kit`` stays cheap.
 """
 
@@ -59,4 +62,6 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted(__all__)
+    # SgrKitError stays importable and in __all__; left out here so that help(sgr_kit) lists the
+    # functions, not the fifty methods the error inherits from ValueError (the docstring names it)
+    return sorted(name for name in __all__ if name != "SgrKitError")

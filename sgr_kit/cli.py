@@ -29,8 +29,9 @@ __all__ = ["main", "build_parser"]
 
 def _scoring_options(p: argparse.ArgumentParser, *, required: bool = True) -> None:
     """The options shared by ``score`` and ``report`` (one definition, so the two never drift)."""
-    p.add_argument("--tasks", action="append", required=required, metavar="PATH",
-                   help="tasks: release JSONL file, folder, parquet file or Hugging Face dataset id (repeatable)")
+    p.add_argument("--tasks", action="extend", nargs="+", required=required, metavar="PATH",
+                   help="tasks: release JSONL file, folder, parquet file or Hugging Face dataset id (several paths, "
+                        "as from t/*.json, or the option repeated)")
     p.add_argument("--runs", action="append", required=required, metavar="PATH",
                    help="answers: JSONL or CSV file, a <system>/<task_id>.<ext> folder, or trajectories (their final "
                         "answers) (repeatable)")
@@ -346,8 +347,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Report every problem in task files at once, without scoring; with --runs, "
                                    "also every problem of the answers: unknown task ids (with the closest "
                                    "known ids), duplicate answers, empty answers, unreadable lines.")
-    p.add_argument("--tasks", action="append", metavar="PATH",
-                   help="release JSONL file, folder, parquet file or Hugging Face dataset id (repeatable)")
+    p.add_argument("--tasks", action="extend", nargs="+", metavar="PATH",
+                   help="release JSONL file, folder, parquet file or Hugging Face dataset id (several paths, as from "
+                        "t/*.json, or the option repeated)")
     p.add_argument("--runs", action="append", metavar="PATH",
                    help="answers to check against the tasks: JSONL or CSV file, or a folder (repeatable)")
     p.add_argument("--trajectories", action="append", metavar="PATH",

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -106,8 +107,14 @@ def score_files(
 NOTES_SHOWN = 3
 
 
+#: False while the demo shipped with sgr-kit is loaded: notes about its own tasks are nothing a user can act on.
+_SAY_NOTES: ContextVar[bool] = ContextVar("sgr_kit_say_notes", default=True)
+
+
 def _print_notes(notes, command: str) -> None:
     """Informational notes to stderr: the first :data:`NOTES_SHOWN`, then how many more and where to read them."""
+    if not _SAY_NOTES.get():
+        return
     for note in list(notes)[:NOTES_SHOWN]:
         print(f"note: {note}", file=sys.stderr)
     if len(notes) > NOTES_SHOWN:
@@ -327,8 +334,12 @@ def load_inputs(
         tasks, runs = [demo["constraint"], demo["goal"]], [demo["runs"]]
         audit = audit or demo["audit"]
         source = "the SYNTHETIC demo benchmark shipped with sgr-kit"
-    task_set, run_set, scored = score_files(tasks, runs, profile=profile, rules=rules, pairing=pairing,
-                                            progress=progress)
+    quiet = _SAY_NOTES.set(has_tasks)  # the demo loads silently (its notes are about sgr-kit's own tasks)
+    try:
+        task_set, run_set, scored = score_files(tasks, runs, profile=profile, rules=rules, pairing=pairing,
+                                                progress=progress)
+    finally:
+        _SAY_NOTES.reset(quiet)
     table, cell_table = by_language(scored.scores, scored.cells)
     audit_frame = load_audit(audit, scores=table) if audit else None
     return Inputs(table, cell_table, task_set, run_set, audit_frame, is_synthetic(table), source=source)

@@ -516,12 +516,15 @@ def test_beside_paper_audit_rows():
     assert value(b, artefact="table5", group="scholarly archives", label="total")["computed"] == 2
 
 
-def test_paper_ranking_gives_one_rank_to_equal_values_only():
-    # three systems above every published value: 1, 2, 3 (not all 1); two equal ones share a rank
+def test_paper_ranking_places_each_computed_system_among_the_papers_only():
+    # four systems above every published value: each would stand 1st among the paper's systems
+    # (the other computed systems are not counted: the rank reads on the paper's scale of 1 to 12)
     s = pd.concat([full_scores("a", 0.90, 0.90), full_scores("b", 0.80, 0.80), full_scores("c", 0.80, 0.80),
-                   full_scores("d", 0.70, 0.70)])  # fmt: skip
-    computed = paper_ranking(s).query("source == 'computed'").set_index("system")["rank"]
-    assert computed.to_dict() == {"a": 1, "b": 2, "c": 2, "d": 4}
+                   full_scores("d", 0.30, 0.30)])  # fmt: skip
+    computed = paper_ranking(s).query("source == 'computed'").set_index("system")
+    published = paper_ranking(s).query("source == 'paper'").set_index("system")["item_f1"]
+    assert computed["rank"].to_dict() == {"a": 1, "b": 1, "c": 1, "d": int((published > 30.0).sum()) + 1}
+    assert computed.loc["a", "place"].startswith("1st of 12 in the paper's ranking: above GPT-5.5")
 
 
 def test_paper_ranking():
@@ -530,11 +533,13 @@ def test_paper_ranking():
     r = paper_ranking(s)
     assert tuple(r.columns) == RANKING_COLUMNS
     computed = r[r["source"] == "computed"].set_index("system")
-    # mine (65.0) is below the published GPT-5.5 (66.18) and GLM-5.1 (65.64) and below the computed
-    # GPT-5.5 (70.0) and GLM-5.1 (66.0): 5th; a paper system does not count its own published value
-    assert computed.loc["mine", "rank"] == 5 and not computed.loc["mine", "complete"]
+    # mine (65.0) is below the published GPT-5.5 (66.18) and GLM-5.1 (65.64): 3rd among the paper's systems
+    # (the computed ones are not counted); a paper system does not count its own published value
+    assert computed.loc["mine", "rank"] == 3 and not computed.loc["mine", "complete"]
     assert computed.loc["GPT-5.5", "rank"] == 1
-    assert computed.loc["GLM-5.1", "rank"] == 3  # 66.0: the published 66.18 and the computed 70.0 above it
+    assert computed.loc["GLM-5.1", "rank"] == 2  # 66.0: only the published 66.18 above it
+    assert computed.loc["GLM-5.1", "place"] == ("2nd of 11 in the paper's ranking: below GPT-5.5 (66.18), "
+                                                "above Claude Opus 4.7 (61.38)")
     paper = r[r["source"] == "paper"]
     assert len(paper) == 11 and paper["rank"].tolist() == list(range(1, 12))
     assert r["item_f1"].is_monotonic_decreasing

@@ -31,7 +31,7 @@ from ._common import order_rows, require_columns, system_order
 
 __all__ = [
     "AUDIT_LABELS", "AUDIT_TABLE_COLUMNS", "load_audit", "error_profile_by_system", "error_profile_by_family",
-    "audit_scores", "error_type_means",
+    "audit_scores", "error_type_means", "unscored_note",
 ]  # fmt: skip
 
 _PROFILE_COLUMNS = ("count", "n_failed", "n_audited", "percent_of_failures", "percent_of_audited", "synthetic")
@@ -212,6 +212,41 @@ def audit_scores(audit: pd.DataFrame, scores: pd.DataFrame, *, failure_policy: s
     })  # fmt: skip
     out["synthetic"] = is_synthetic(audit, scores)
     return out
+
+
+def unscored_note(labelled: pd.DataFrame, *, failure_policy: str = "zero") -> str:
+    """A sentence saying how many audited answers have no scores, and what that means for the page ("" if none).
+
+    Under ``failure_policy="exclude"`` a failed answer has no Item-F1 or Row-F1; the
+    audit labels such answers most of all. They count in the error profiles (Tables 4
+    and 5) and are left out of the score means per label (Table 6, Figure 6).
+
+    Parameters
+    ----------
+    labelled : DataFrame
+        :func:`audit_scores`.
+    failure_policy : {"zero", "exclude"}, default "zero"
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"system": ["m", "m", "n"], "label": ["scope_drift", "scope_drift", "correct"],
+    ...                   "item_f1": [float("nan"), 40.0, 90.0], "row_f1": [float("nan"), 20.0, 80.0]})
+    >>> unscored_note(t, failure_policy="exclude")
+    '1 of the 3 audited answers has no scores (failed, and failed answers are excluded): it counts in the error profiles and is left out of the score means per error type (scope_drift: 1 of 2; system m).'
+    """
+    blank = labelled[["item_f1", "row_f1"]].isna().all(axis=1)
+    n = int(blank.sum())
+    if not n:
+        return ""
+    why = "failed, and failed answers are excluded" if failure_policy == "exclude" else "no score"
+    per = labelled.assign(_blank=blank).groupby("label", sort=False)["_blank"].agg(["sum", "size"])
+    parts = [f"{label}: {int(r['sum'])} of {int(r['size'])}" for label, r in per.iterrows() if r["sum"]]
+    systems = sorted(labelled.loc[blank, "system"].astype(str).unique())
+    one = n == 1
+    return (f"{n} of the {len(labelled)} audited answers {'has' if one else 'have'} no scores ({why}): "
+            f"{'it counts' if one else 'they count'} in the error profiles and {'is' if one else 'are'} left out "
+            f"of the score means per error type ({'; '.join(parts)}; system{'' if len(systems) == 1 else 's'} "
+            f"{', '.join(systems)}).")
 
 
 def error_type_means(audit: pd.DataFrame, scores: pd.DataFrame, *, failure_policy: str = "zero") -> pd.DataFrame:

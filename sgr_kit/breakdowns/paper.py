@@ -25,7 +25,7 @@ from ._common import require_columns, scored_tasks, system_order
 from .audit import check_audit, error_profile_by_family, error_profile_by_system, error_type_means
 from .groups import bin_means, family_means
 
-__all__ = ["BESIDE_COLUMNS", "RANKING_COLUMNS", "beside_paper", "paper_ranking"]
+__all__ = ["BESIDE_COLUMNS", "RANKING_COLUMNS", "beside_paper", "beside_paper_wide", "paper_ranking"]
 
 #: Columns of :func:`beside_paper`.
 BESIDE_COLUMNS: tuple[str, ...] = (
@@ -33,7 +33,7 @@ BESIDE_COLUMNS: tuple[str, ...] = (
     "n_tasks", "n_systems", "complete", "synthetic",
 )  # fmt: skip
 #: Columns of :func:`paper_ranking`.
-RANKING_COLUMNS: tuple[str, ...] = ("system", "source", "item_f1", "rank", "n_tasks", "complete", "synthetic")
+RANKING_COLUMNS: tuple[str, ...] = ("system", "source", "item_f1", "rank", "place", "n_tasks", "complete", "synthetic")
 #: Audited trajectories per CLI system in the paper (22 task slots, Appendix H).
 PAPER_AUDIT_SLOTS = 22
 #: Resamples for the pooled means (only their values are compared; the intervals are not used).
@@ -233,6 +233,58 @@ def beside_paper(
                        "n_systems": "int64", "complete": bool})  # fmt: skip
 
 
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _place(others: pd.Series, value: float) -> str:
+    """Where ``value`` stands among the paper's published values ``others``, in words."""
+    if np.isnan(value):
+        return "no task left to score (every answer failed and failed answers are excluded)"
+    above, below = others[others > value].sort_values(), others[others <= value].sort_values(ascending=False)
+    rank = len(above) + 1
+    parts = ([f"below {above.index[0]} ({above.iloc[0]:.2f})"] if len(above) else []) + (
+        [f"above {below.index[0]} ({below.iloc[0]:.2f})"] if len(below) else [])
+    return f"{_ordinal(rank)} of {len(others) + 1} in the paper's ranking: " + ", ".join(parts)
+
+
+def beside_paper_wide(table: pd.DataFrame, *, computed: bool = True) -> pd.DataFrame:
+    """Tables 2 and 3 of :func:`beside_paper` for reading: one row per system and variant, each number once.
+
+    Table 3's overall Item-F1 repeats Table 2's overall row: it is kept once (Table 2's). Per
+    metric, the computed value, the published one and their difference sit side by side;
+    ``complete`` is kept only when some row is incomplete, and constant bookkeeping
+    columns (``label``, ``n_systems``, ``synthetic``) are left out (the saved long table keeps them).
+    ``computed=False`` leaves out the computed values too, for a page whose main table shows them
+    (each number in one place): the published value and the difference remain.
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"system": ["GPT-5.5"] * 2, "task_id": ["t_001", "t_001-g"], "variant": ["constraint", "goal"],
+    ...                   "status": ["parsed"] * 2, "item_f1": [0.5, 0.7], "row_f1": [0.25, 0.5], "poa": [1.0, 1.0]})
+    >>> w = beside_paper_wide(beside_paper(s))
+    >>> list(w.columns[:5]), len(w)
+    (['system', 'variant', 'n_tasks', 'complete', 'item_f1'], 3)
+    """
+    part = table[table["artefact"].isin(("table2", "table3"))]
+    part = part.sort_values("artefact", kind="stable").drop_duplicates(["system", "group", "quantity"])
+    if part.empty:
+        return pd.DataFrame(columns=["system", "variant", "n_tasks"])
+    index = ["system", "group"]
+    order = part.drop_duplicates(index)[index]
+    out = order.merge(part.groupby(index, sort=False).agg(n_tasks=("n_tasks", "max"), complete=("complete", "all"))
+                      .reset_index(), on=index)
+    for metric in [m for m in ("item_f1", "row_f1", "poa") if m in set(part["quantity"])]:
+        mine = part[part["quantity"] == metric].set_index(index)[["computed", "published", "difference"]]
+        mine.columns = [metric, f"paper_{metric}", f"diff_{metric}"]
+        out = out.merge(mine.reset_index(), on=index, how="left")
+        if not computed:
+            out = out.drop(columns=[metric])
+    if out["complete"].all():
+        out = out.drop(columns=["complete"])
+    return out.rename(columns={"group": "variant"}).reset_index(drop=True)
+
+
 def paper_ranking(scores: pd.DataFrame, *, failure_policy: str = "zero") -> pd.DataFrame:
     """Every system of ``scores`` placed in the paper's ranking by overall Item-F1 (Table 2).
 
@@ -248,12 +300,13 @@ def paper_ranking(scores: pd.DataFrame, *, failure_policy: str = "zero") -> pd.D
         ``system, source, item_f1, rank, n_tasks, complete, synthetic``: the paper's
         eleven systems (``source`` ``paper``: published Overall Item-F1, ``rank``
         among them) and every system of ``scores`` (``source`` ``computed``;
-        ``rank`` = 1 + the number of the paper's systems with a higher published
-        Overall Item-F1, a paper-named system not counting itself, + the number of the
-        other computed systems with a higher computed value: two computed systems share
-        a rank only when their values are equal, and the next rank is skipped, as in
-        competition ranking; missing when no task is left), sorted by
-        ``item_f1`` (descending). ``n_tasks`` is the number of tasks scored (100 for
+        ``rank`` = where the system would stand among the paper's eleven: 1 + the number
+        of the paper's systems with a higher published Overall Item-F1, a paper-named
+        system not counting itself; the other computed systems are not counted, so each
+        computed rank reads on the paper's scale of 1 to 11 (12 for a system below all
+        of them); missing when no task is left), sorted by ``item_f1`` (descending).
+        ``place`` says it in words for a computed system (the paper's systems just above
+        and below it); empty for the paper's rows. ``n_tasks`` is the number of tasks scored (100 for
         the paper's rows); ``complete`` is False for a system scored on fewer than
         the paper's 100 tasks.
 
@@ -263,18 +316,20 @@ def paper_ranking(scores: pd.DataFrame, *, failure_policy: str = "zero") -> pd.D
     ...                   "status": ["parsed"] * 2, "item_f1": [0.7, 0.6], "row_f1": [0.5, 0.4], "poa": [1.0, 1.0]})
     >>> r = paper_ranking(s)
     >>> print(r.head(4)[["system", "source", "item_f1", "rank", "complete"]].to_string(index=False))
-     system   source  item_f1  rank  complete
-    GPT-5.5    paper    66.18     1      True
-    GLM-5.1    paper    65.64     2      True
-       mine computed    65.00     3     False
+             system   source  item_f1  rank  complete
+            GPT-5.5    paper    66.18     1      True
+            GLM-5.1    paper    65.64     2      True
+               mine computed    65.00     3     False
     Claude Opus 4.7    paper    61.38     3      True
+    >>> print(r.loc[r["source"] == "computed", "place"].item())
+    3rd of 12 in the paper's ranking: below GLM-5.1 (65.64), above Claude Opus 4.7 (61.38)
     """
     check_failure_policy(failure_policy)
     require_columns(scores, ("system", "task_id", "variant", "status", "item_f1", "row_f1", "poa"), name="scores")
     t2 = reference.table2()
     published = t2[(t2["variant"] == "overall") & (t2["metric"] == "item_f1")].set_index("system")["value"]
     published = published.reindex(list(SYSTEMS))
-    rows = [(system, "paper", float(v), int((published > v).sum()) + 1, PAPER_TASKS, True, False)
+    rows = [(system, "paper", float(v), int((published > v).sum()) + 1, "", PAPER_TASKS, True, False)
             for system, v in published.items()]  # fmt: skip
     means = system_means(scores, failure_policy=failure_policy)
     means = means[(means["variant"] == "overall") & (means["metric"] == "item_f1")].set_index("system")
@@ -284,11 +339,11 @@ def paper_ranking(scores: pd.DataFrame, *, failure_policy: str = "zero") -> pd.D
     for system in system_order(means.index):
         value = float(means.loc[system, "value"])
         others = published.drop(system, errors="ignore")
-        rivals = computed.drop(system)
         scored = coverage.get((system, "overall"), 0)
-        rank = int((others > value).sum() + (rivals > value).sum()) + 1 if not np.isnan(value) else pd.NA
-        rows.append((system, "computed", value, rank, scored, scored >= PAPER_TASKS, synthetic))
+        rank = int((others > value).sum()) + 1 if not np.isnan(value) else pd.NA
+        rows.append((system, "computed", value, rank, _place(others, value), scored, scored >= PAPER_TASKS,
+                     synthetic))
     out = pd.DataFrame(rows, columns=list(RANKING_COLUMNS))
     out = out.sort_values(["item_f1", "source"], ascending=[False, True], kind="stable").reset_index(drop=True)
-    return out.astype({"system": TEXT_DTYPE, "source": TEXT_DTYPE, "item_f1": float, "rank": "Int64",
+    return out.astype({"system": TEXT_DTYPE, "source": TEXT_DTYPE, "item_f1": float, "rank": "Int64", "place": TEXT_DTYPE,
                        "n_tasks": "int64", "complete": bool, "synthetic": bool})  # fmt: skip

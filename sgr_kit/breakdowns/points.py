@@ -70,7 +70,7 @@ from ..schema import (
 )  # fmt: skip
 from ._common import order_rows, require_columns, system_order
 
-__all__ = ["CAUSES", "answer_losses", "points_lost", "wrong_columns", "key_mismatches", "rows_lost"]
+__all__ = ["CAUSES", "answer_losses", "points_lost", "wrong_columns", "most_wrong", "key_mismatches", "rows_lost"]
 
 #: Causes of lost Item-F1 points, in display order.
 CAUSES: tuple[str, ...] = ("wrong", "missing", "omitted_row", "extra_row", "duplicate_row", "extra_cell", "failed")
@@ -345,6 +345,37 @@ def wrong_columns(cells: pd.DataFrame, scores: pd.DataFrame, *, top: int | None 
                "n_systems_wrong", "rank", "synthetic"]  # fmt: skip
     out = out[columns].reset_index(drop=True)
     return out.astype({c: "int64" for c in ("n_cells", "n_match", "n_wrong", "n_missing")})
+
+
+def most_wrong(table: pd.DataFrame, n: int = 15) -> pd.DataFrame:
+    """The ``n`` task columns with the most wrong cells, over all tasks (for a page; the full table is saved).
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`wrong_columns`.
+    n : int, default 15
+
+    Returns
+    -------
+    DataFrame
+        The rows of ``table`` with at least one wrong cell, most wrong cells first (ties: the
+        higher percentage wrong, then task and rank), at most ``n`` of them; without the
+        ``synthetic`` column (the page says it once).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"task_id": ["a", "a", "b"], "column": ["x", "y", "x"], "n_wrong": [1, 0, 3],
+    ...                   "percent_wrong": [50.0, 0.0, 75.0], "rank": [1, 2, 1]})
+    >>> most_wrong(t, 5)[["task_id", "column", "n_wrong"]].to_dict("records")
+    [{'task_id': 'b', 'column': 'x', 'n_wrong': 3}, {'task_id': 'a', 'column': 'x', 'n_wrong': 1}]
+    """
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
+        raise SgrKitError(f"n must be a positive whole number; found {n!r}")
+    wrong = table[table["n_wrong"] > 0]
+    wrong = wrong.sort_values(["n_wrong", "percent_wrong", "task_id", "rank"], ascending=[False, False, True, True],
+                              kind="stable")
+    return wrong.head(n).drop(columns=["synthetic"], errors="ignore").reset_index(drop=True)
 
 
 def _pairs(omitted: pd.DataFrame, extra: pd.DataFrame, min_share: float) -> pd.DataFrame:

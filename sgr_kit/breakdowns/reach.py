@@ -19,7 +19,7 @@ from ..stats import bootstrap_means
 from ._common import order_rows, require_columns, system_order
 
 __all__ = ["REACH_COLUMNS", "REACH_QUANTITIES", "REACH_WIDE", "site_reach_means", "reach_scores", "reach_wide",
-           "describe_reach"]
+           "describe_reach", "reach_notes"]
 
 #: Columns of :func:`site_reach_means`, in order.
 REACH_COLUMNS: tuple[str, ...] = (
@@ -218,6 +218,39 @@ def reach_wide(table: pd.DataFrame) -> pd.DataFrame:
         rows = table[(table["quantity"] == quantity) & (table["reached"] == reached)].set_index("system")
         for suffix, column in (("", "value"), ("_ci_low", "ci_low"), ("_ci_high", "ci_high")):
             out[name + suffix] = [float(rows[column].get(s, np.nan)) for s in systems]
+    return out
+
+
+def reach_notes(table: pd.DataFrame) -> list[str]:
+    """The notes of :func:`site_reach_means`, each once, naming the systems and columns (of :func:`reach_wide`) it is about.
+
+    A system named alone: the note is about all of its columns.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"system": ["a", "a", "b"], "quantity": ["item_f1", "row_f1", "item_f1"],
+    ...                   "reached": ["yes", "yes", "no"], "note": ["2 base problem(s): no interval", "2 base problem(s): no interval", ""]})
+    >>> reach_notes(t)
+    ['2 base problem(s): no interval (a)']
+    >>> reach_notes(t.assign(note="left out"))
+    ['left out (every system and column)']
+    """
+    where: dict[str, dict[str, list[str]]] = {}
+    every: dict[str, list[str]] = {}
+    for row in table.itertuples(index=False):
+        column = REACH_WIDE.get((row.quantity, row.reached), f"{row.quantity} ({row.reached})")
+        every.setdefault(str(row.system), []).append(column)
+        for note in str(row.note).split("; ") if isinstance(row.note, str) else ():
+            if note:
+                where.setdefault(note, {}).setdefault(str(row.system), []).append(column)
+    out = []
+    for note, systems in where.items():
+        if systems == every:
+            out.append(f"{note} (every system and column)")
+            continue
+        named = [system if columns == every[system] else f"{system}: {', '.join(columns)}"
+                 for system, columns in systems.items()]
+        out.append(f"{note} ({'; '.join(named)})")
     return out
 
 

@@ -15,7 +15,11 @@ from matplotlib.figure import Figure
 
 from ..errors import InsufficientDataError, SgrKitError
 from ..schema import ALL_SYSTEMS
-from .theme import COLUMN_WIDTH, drawn_from_synthetic, mark_synthetic, note_synthetic, short_system
+from ..text import figure_label
+from .theme import COLUMN_WIDTH, drawn_from_synthetic, mark_synthetic, note_synthetic
+
+#: How far past 0 and 100 a percent axis reaches (percent points), so a marker at either end is drawn whole.
+PERCENT_MARGIN = 3.0
 
 GROUP_COLUMNS = ("family", "ecosystem", "domain", "bin")
 
@@ -92,6 +96,11 @@ def figure(
     """
     fig, ax = plt.subplots(figsize=(width or COLUMN_WIDTH * scale(), height * scale()), layout="constrained")
     plot(table, ax=ax, synthetic=synthetic, **kwargs)
+    return banner(fig, table, synthetic)
+
+
+def banner(fig: Figure, table: pd.DataFrame | None, synthetic: bool | None) -> Figure:
+    """The figure-level synthetic-data title, when the data are synthetic (every figure helper ends here)."""
     return note_synthetic(fig, drawn_from_synthetic(table, synthetic))
 
 
@@ -111,8 +120,64 @@ def legend_below(ax: Axes, *, ncol: int, xlabel: bool = True, **kwargs) -> None:
 
 
 def system_label(system: str) -> str:
-    """The tick label of a system: its short name, ``All systems`` for the pooled row."""
-    return "All systems" if system == ALL_SYSTEMS else short_system(system)
+    """The label of a system in a figure: its name as the tables show it, ``All systems`` for the pooled row.
+
+    Names are not abbreviated (a figure names a system as the tables beside it do); a name
+    from data is made safe and cut at :data:`sgr_kit.text.LABEL_WIDTH` characters
+    (:func:`sgr_kit.text.figure_label`).
+
+    Examples
+    --------
+    >>> system_label("DeepSeek V4 Pro"), system_label(ALL_SYSTEMS)
+    ('DeepSeek V4 Pro', 'All systems')
+    """
+    return "All systems" if system == ALL_SYSTEMS else figure_label(system)
+
+
+def percent_axis(ax: Axes, axis: str = "x", *, upper: float = 100.0, step: float = 20.0, label: str | None = None) -> None:
+    """A 0-``upper`` percent axis with a margin at both ends, so that a point (or bar) at 0 or 100 is not cut.
+
+    The ticks run from 0 to ``upper`` by ``step``; the axis line spans 0 to ``upper`` only, and
+    the limits reach :data:`PERCENT_MARGIN` points past both ends.
+
+    Examples
+    --------
+    >>> fig, ax = plt.subplots()
+    >>> percent_axis(ax, "x")
+    >>> tuple(float(x) for x in ax.get_xlim())
+    (-3.0, 103.0)
+    >>> plt.close(fig)
+    """
+    margin = PERCENT_MARGIN * upper / 100.0
+    ticks = np.arange(0, upper + step / 2, step)
+    if axis == "x":
+        ax.set_xlim(-margin, upper + margin)
+        ax.set_xticks(ticks)
+        if label is not None:
+            ax.set_xlabel(label)
+        ax.spines["bottom"].set_bounds(0, upper)
+    else:
+        ax.set_ylim(-margin, upper + margin)
+        ax.set_yticks(ticks)
+        if label is not None:
+            ax.set_ylabel(label)
+        ax.spines["left"].set_bounds(0, upper)
+
+
+def panels(n: int, *, width: float, height: float, sharey: bool = True) -> tuple[Figure, list[Axes]]:
+    """A constrained-layout figure of ``n`` panels side by side (``width`` x ``height`` inches at paper size)."""
+    fig, axs = plt.subplots(1, n, sharey=sharey, layout="constrained", squeeze=False,
+                            figsize=(width * scale(), height * scale()))
+    fig.get_layout_engine().set(wspace=0.06)  # the 100 of one panel clear of the 0 of the next
+    return fig, list(axs[0])
+
+
+def systems_axis(ax: Axes, y: np.ndarray, systems: Sequence[str]) -> None:
+    """Systems down the y axis (the first at the top), named as the tables name them, without tick marks."""
+    ax.set_yticks(y, [system_label(s) for s in systems])
+    if not ax.yaxis_inverted():  # axes sharing y with an inverted one are inverted already
+        ax.invert_yaxis()
+    ax.tick_params(axis="y", length=0)
 
 
 def text_size(factor: float = 1.0) -> float:

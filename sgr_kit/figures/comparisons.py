@@ -20,7 +20,7 @@ from matplotlib.transforms import blended_transform_factory
 
 from ._base import ALL_SYSTEMS, axes, figure, finish, heatmap, nonempty, require, scale, system_label, text_size
 from ..schema import METRIC_LABELS
-from .theme import COLUMN_WIDTH, DIFF_CMAP, OKABE_ITO, short_system
+from .theme import COLUMN_WIDTH, DIFF_CMAP, OKABE_ITO
 
 __all__ = ["plot_forest", "plot_system_matrix", "figure_forest", "figure_system_matrix", "matrix_limit"]
 
@@ -147,6 +147,7 @@ def plot_forest(
     ax.set_yticks(y, [system_label(s) for s in order])
     ax.invert_yaxis()
     ax.set_xlabel("constraint − goal (percent points)")
+    ax.margins(x=0.06)  # a difference or interval end at the extremes is drawn whole
     ax.tick_params(axis="y", length=0)
     if annotate:
         ax.text(1.02, 1.0, "p (Holm)", transform=ax.transAxes, va="bottom", ha="left",
@@ -225,8 +226,8 @@ def plot_system_matrix(
     title = f"{label} ({variant})" + (f"\n* Holm-adjusted p < {alpha:g}" if annotate else "")
     ax.set_title(title, fontsize=text_size(0.85))
     ax.set_aspect("equal")
-    ax.set_xticklabels([short_system(s) for s in systems], rotation=45, ha="right", rotation_mode="anchor")
-    ax.set_yticklabels([short_system(s) for s in systems], rotation=0)
+    ax.set_xticklabels([system_label(s) for s in systems], rotation=45, ha="right", rotation_mode="anchor")
+    ax.set_yticklabels([system_label(s) for s in systems], rotation=0)
     ax.set(xlabel="", ylabel="")
     ax.tick_params(length=0)
     return finish(ax, table, synthetic)

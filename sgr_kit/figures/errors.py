@@ -15,9 +15,10 @@ from matplotlib.figure import Figure
 
 from ..reference import ERROR_TYPES
 from ..schema import METRIC_LABELS
-from ..errors import SgrKitError
-from ._base import ALL_SYSTEMS, axes, figure, finish, heatmap, legend_below, nonempty, require, text_size
-from .theme import COLUMN_WIDTH, ERROR_COLORS, METRIC_COLORS, short_error, short_family, short_system
+from ..errors import InsufficientDataError, SgrKitError
+from ._base import (ALL_SYSTEMS, axes, figure, finish, heatmap, legend_below, nonempty, percent_axis, require,
+                    system_label, text_size)
+from .theme import COLUMN_WIDTH, ERROR_COLORS, METRIC_COLORS, short_error, short_family
 
 __all__ = [
     "plot_error_shares", "plot_error_distribution", "plot_family_errors", "plot_error_type_scores",
@@ -93,13 +94,14 @@ def plot_error_shares(
         widths = shares.loc[order, label].to_numpy(dtype=float)
         ax.barh(y, widths, left=left, color=ERROR_COLORS[label], label=short_error(label), height=0.75)
         left += widths
-    shorten = short_system if by == "system" else short_family
+    shorten = system_label if by == "system" else short_family
     ax.set_yticks(y, [shorten(g) if g != ALL_SYSTEMS else "All" for g in order])
     for yi, g in zip(y, order):
         ax.text(101, yi, f"{int(failed[g])}", va="center", ha="left", fontsize=text_size(0.9))
     ax.text(101, y[0] - 0.9, "n", va="bottom", ha="left", fontsize=text_size(0.9))
     ax.invert_yaxis()
-    ax.set(xlim=(0, 100), xlabel="share of failed trajectories (percent)")
+    percent_axis(ax, "x", label="share of failed trajectories (percent)")
+    ax.set_xlim(0, None)  # stacked shares start at 0 by construction: no bar is cut there
     ax.tick_params(axis="y", length=0)
     legend_below(ax, ncol=3)
     return finish(ax, table, synthetic)
@@ -242,8 +244,13 @@ def plot_error_type_scores(
     name = "plot_error_type_scores"
     require(table, ("label", *metrics), name=name, source="sgr_kit.breakdowns.audit_scores")
     nonempty(table, name=name, what="the audit")
-    labels = [t for t in _LABELS if t in set(table["label"])]
+    # an answer without scores (a failed answer when failed answers are excluded) has no point to draw
     long = table.melt(id_vars=["label"], value_vars=list(metrics), var_name="metric", value_name="score")
+    long = long.dropna(subset=["score"])
+    if long.empty:
+        raise InsufficientDataError(f"{name}: no audited answer has a score to draw (every one failed and failed "
+                                    f"answers are excluded)")
+    labels = [t for t in _LABELS if t in set(long["label"])]
     long["metric"] = long["metric"].map(lambda m: METRIC_LABELS.get(m, m))
     palette = {METRIC_LABELS.get(m, m): METRIC_COLORS.get(m) for m in metrics}
     ax = axes(ax, COLUMN_WIDTH, 1.0 + 0.36 * len(labels))
@@ -262,9 +269,10 @@ def plot_error_type_scores(
             y = i - 0.375 + step * (k + 0.5) + rng.uniform(-0.2, 0.2, len(x)) * step
             ax.scatter(x, y, s=(size * 0.45) ** 2, color=METRIC_COLORS.get(metric), alpha=0.6, linewidths=0,
                        zorder=3)  # fmt: skip
-    counts = table.groupby("label").size()
+    counts = table.dropna(subset=list(metrics), how="all").groupby("label").size()
     ax.set_yticks(range(len(labels)), [f"{short_error(t)}\n(n={int(counts[t])})" for t in labels])
-    ax.set(xlim=(-2, 102), xlabel="score (percent points)", ylabel="")
+    percent_axis(ax, "x", label="score (percent points)")
+    ax.set_ylabel("")
     ax.tick_params(axis="y", length=0)
     legend_below(ax, ncol=len(metrics))
     return finish(ax, table, synthetic)

@@ -5,6 +5,8 @@ They take the table of :func:`sgr_kit.breakdowns.site_reach_means`.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -12,8 +14,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ..schema import METRIC_LABELS
-from ._base import ALL_SYSTEMS, axes, finish, legend_below, nonempty, require, scale, system_label
-from .theme import COLUMN_WIDTH, METRIC_COLORS, OKABE_ITO, TEXT_WIDTH, drawn_from_synthetic, note_synthetic
+from ._base import (ALL_SYSTEMS, axes, banner, finish, legend_below, nonempty, panels, percent_axis, require,
+                    scale, systems_axis)
+from .theme import COLUMN_WIDTH, METRIC_COLORS, OKABE_ITO, TEXT_WIDTH
 
 __all__ = ["plot_site_reached", "plot_reach_scores", "figure_site_reach"]
 
@@ -78,11 +81,8 @@ def plot_site_reached(
     for offset, (quantity, (label, color)) in zip((-0.15, 0.15), _SHARES.items()):
         rows = part[part["quantity"] == quantity].set_index("system").reindex(order)
         _intervals(ax, rows, y + offset, color=color, label=label, marker="o" if offset < 0 else "s")
-    ax.set_yticks(y, [system_label(s) for s in order])
-    if not ax.yaxis_inverted():  # axes sharing y with an inverted one are inverted already
-        ax.invert_yaxis()
-    ax.set(xlim=(0, 100), xlabel="answers (percent)")
-    ax.tick_params(axis="y", length=0)
+    systems_axis(ax, y, order)
+    percent_axis(ax, "x", label="answers (percent)")
     legend_below(ax, ncol=1)
     return finish(ax, table, synthetic)
 
@@ -132,32 +132,31 @@ def plot_reach_scores(
         rows = part[part["reached"] == reached].set_index("system").reindex(order)
         _intervals(ax, rows, y + offset, color=color if reached == "yes" else OKABE_ITO["black"], label=label,
                    marker=marker)  # fmt: skip
-    ax.set_yticks(y, [system_label(s) for s in order])
-    if not ax.yaxis_inverted():  # axes sharing y with an inverted one are inverted already
-        ax.invert_yaxis()
-    ax.set(xlim=(0, 100), xlabel=f"{METRIC_LABELS.get(metric, metric)} (percent)")
-    ax.tick_params(axis="y", length=0)
+    systems_axis(ax, y, order)
+    percent_axis(ax, "x", label=f"{METRIC_LABELS.get(metric, metric)} (percent)")
     legend_below(ax, ncol=1)
     return finish(ax, table, synthetic)
 
 
 def figure_site_reach(
-    table: pd.DataFrame, *, metric: str = "item_f1", synthetic: bool | None = None, pooled: bool = True
+    table: pd.DataFrame, *, metric: str | Sequence[str] = "item_f1", synthetic: bool | None = None,
+    pooled: bool = True,
 ) -> Figure:
-    """Site reach in one figure: the shares (left) and the scores with and without reaching the site (right).
+    """Site reach in one figure: the shares (left), then the scores with and without reaching the site per metric.
 
     Parameters
     ----------
     table : DataFrame
         :func:`sgr_kit.breakdowns.site_reach_means`.
-    metric : {"item_f1", "row_f1"}, default "item_f1"
+    metric : {"item_f1", "row_f1"} or a list of them, default "item_f1"
+        One panel of scores per metric, beside the one panel of shares (drawn once).
     synthetic : bool, optional
     pooled : bool, default True
 
     Returns
     -------
     Figure
-        Two panels sharing the systems' axis, a full text width wide.
+        One panel more than metrics, sharing the systems' axis, a full text width wide.
 
     Examples
     --------
@@ -169,10 +168,11 @@ def figure_site_reach(
     (2, 'SYNTHETIC DATA (simulated answers)')
     >>> plt.close("all")
     """
+    metrics = [metric] if isinstance(metric, str) else list(metric)
     n = len(_systems(table, pooled)) if "system" in getattr(table, "columns", ()) else 1
-    fig, (left, right) = plt.subplots(1, 2, sharey=True, layout="constrained",
-                                      figsize=(TEXT_WIDTH * scale(), (1.3 + 0.22 * n) * scale()))  # fmt: skip
-    plot_site_reached(table, ax=left, synthetic=synthetic, pooled=pooled)
-    plot_reach_scores(table, metric=metric, ax=right, synthetic=synthetic, pooled=pooled)
-    right.tick_params(axis="y", labelleft=False)
-    return note_synthetic(fig, drawn_from_synthetic(table, synthetic))
+    fig, axs = panels(1 + len(metrics), width=TEXT_WIDTH, height=1.3 + 0.22 * n)
+    plot_site_reached(table, ax=axs[0], synthetic=synthetic, pooled=pooled)
+    for ax, name in zip(axs[1:], metrics):
+        plot_reach_scores(table, metric=name, ax=ax, synthetic=synthetic, pooled=pooled)
+        ax.tick_params(axis="y", labelleft=False)
+    return banner(fig, table, synthetic)

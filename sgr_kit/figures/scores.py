@@ -20,12 +20,11 @@ from matplotlib.lines import Line2D
 from ..reference import CLI_SYSTEMS, COMMERCIAL_SYSTEMS
 from ..schema import METRIC_LABELS
 from ._base import (
-    ALL_SYSTEMS, axes, figure, finish, group_column, heatmap, legend_below, nonempty, require, scale, system_label,
-    text_size,
+    ALL_SYSTEMS, axes, banner, figure, finish, group_column, heatmap, legend_below, nonempty, percent_axis, require,
+    scale, system_label, systems_axis, text_size,
 )  # fmt: skip
 from .theme import (
-    CAUSE_COLORS, COLUMN_WIDTH, METRIC_COLORS, OKABE_ITO, SCORE_CMAP, cause_label, drawn_from_synthetic, note_synthetic,
-    short_family, short_system,
+    CAUSE_COLORS, COLUMN_WIDTH, METRIC_COLORS, OKABE_ITO, SCORE_CMAP, cause_label, short_family,
 )  # fmt: skip
 
 __all__ = [
@@ -146,13 +145,12 @@ def plot_item_vs_row(
         handles.append(Line2D([], [], marker=marker, color=color, ls="", label=label))
     highest = np.nanmax(part[[c for c in ("value", "ci_high") if c in part.columns]].to_numpy(dtype=float))
     limit = float(min(100, 20 * np.ceil((highest + 5) / 20))) if np.isfinite(highest) else 100.0
-    ax.set(xlim=(0, limit), ylim=(0, limit), xlabel=f"Row-F1 ({_POINTS})", ylabel=f"Item-F1 ({_POINTS})")
+    percent_axis(ax, "x", upper=limit, label=f"Row-F1 ({_POINTS})")
+    percent_axis(ax, "y", upper=limit, label=f"Item-F1 ({_POINTS})")
     ax.set_aspect("equal")
-    ax.set_xticks(np.arange(0, limit + 1, 20))
-    ax.set_yticks(np.arange(0, limit + 1, 20))
     if labels:
         ok = wide.dropna(subset=["row_f1", "item_f1"])
-        _place_labels(ax, ok["row_f1"].tolist(), ok["item_f1"].tolist(), [short_system(s) for s in ok.index],
+        _place_labels(ax, ok["row_f1"].tolist(), ok["item_f1"].tolist(), [system_label(s) for s in ok.index],
                       size=text_size(0.9))  # fmt: skip
     ax.legend(handles=handles, loc="lower right", handletextpad=0.2, borderaxespad=0.2)
     return finish(ax, table, synthetic)
@@ -297,7 +295,8 @@ def plot_bins(
     counts = part.drop_duplicates("bin").set_index("bin")["group_tasks"] if "group_tasks" in part else None
     ticks = [b.replace("-", "–") + (f"\n({int(counts[b])} tasks)" if counts is not None else "") for b in bins]
     ax.set_xticks(x, ticks)
-    ax.set(ylim=(0, 100), ylabel=f"mean score ({_POINTS})", xlabel="reference rows")
+    percent_axis(ax, "y", label=f"mean score ({_POINTS})")
+    ax.set_xlabel("reference rows")
     ax.legend(loc="upper left", ncol=len(metrics) + (published is not None), handlelength=1.0, columnspacing=0.8)
     return finish(ax, table, synthetic)
 
@@ -358,10 +357,8 @@ def plot_points_lost(
         widths = points[cause].fillna(0).to_numpy(dtype=float)
         ax.barh(y, widths, left=left, color=CAUSE_COLORS.get(cause), label=cause_label(cause), height=0.75)
         left += widths
-    ax.set_yticks(y, [system_label(s) for s in systems])
-    ax.invert_yaxis()
-    ax.set(xlim=(0, 100), xlabel=f"Item-F1 kept and lost ({_POINTS})")
-    ax.tick_params(axis="y", length=0)
+    systems_axis(ax, y, systems)
+    percent_axis(ax, "x", label=f"Item-F1 kept and lost ({_POINTS})")
     legend_below(ax, ncol=3)
     return finish(ax, table, synthetic)
 
@@ -408,9 +405,7 @@ def figure_family_heatmaps(
     for ax, metric in zip(axs[:, 0], metrics):
         plot_score_heatmap(table, metric=metric, ax=ax, synthetic=synthetic, **kwargs)
         ax.set_title(METRIC_LABELS.get(metric, metric))
-        if ax is not axs[-1, 0]:
-            ax.set_xticklabels([])
-    return note_synthetic(fig, drawn_from_synthetic(table, synthetic))
+    return banner(fig, table, synthetic)
 
 
 def figure_bins(table: pd.DataFrame, *, width: float | None = None, synthetic: bool | None = None,

@@ -136,6 +136,10 @@ def as_source_list(source: Any, *more: Any) -> list[Any]:
     for item in (source, *more):
         if isinstance(item, (str, os.PathLike)):
             out.append(item)
+        elif isinstance(item, Mapping) or hasattr(item, "columns"):  # a record or a table, not where one is
+            kind = "a table" if hasattr(item, "columns") else f"a record (keys {', '.join(map(str, list(item)[:6]))})"
+            raise SgrKitError(f"source: found {kind} where a path was expected; sources are read from files: "
+                              f"write the records to a .jsonl file (one JSON object per line) and give its path")
         elif isinstance(item, Iterable) and not isinstance(item, bytes):
             for inner in item:
                 out.extend(as_source_list(inner))

@@ -185,7 +185,7 @@ def release_check(tasks: Mapping[str, Task]) -> tuple[list[str], list[Finding]]:
             f"task {task.task_id} ({task.domain}): not an id of the release's shape; expected {expected}[-g]"
             + (f" (closest release prefixes: {', '.join(near)})" if near and not prefixes else ""),
         ))
-    if unknown or not full:
+    if unknown:  # only an id of another shape may be a renumbered one; a partial release alone says nothing
         findings.append(Finding("info", "", "release", RENUMBERED_NOTE))
     lines.append(f"  task-set fingerprint (SHA-256 of the scored content): {task_fingerprint(tasks)}")
     return lines, findings

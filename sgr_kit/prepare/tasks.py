@@ -359,6 +359,36 @@ def collect(
     return taskset, findings
 
 
+def _same_error_once(errors: list[str]) -> list[str]:
+    """One line per distinct problem: an error repeated on many lines of a file is said once, with its count.
+
+    Records that lack what every task has (``domain``, ``oracle_answer``) but look like answers
+    get a hint that the file is a runs file.
+
+    Examples
+    --------
+    >>> _same_error_once(["r.jsonl:1: required key 'domain' is missing", "r.jsonl:2: required key 'domain' is missing"])
+    ["r.jsonl:1: required key 'domain' is missing (and on 1 more line of r.jsonl, the same; is it a runs file? answers go to --runs or load_runs)"]
+    """
+    seen: dict[tuple[str, str], list[str]] = {}
+    order: list[tuple[str, str]] = []
+    for message in errors:
+        match = re.match(r"^(.*?):(\d+): (.*)$", message, flags=re.S)
+        key = (match.group(1), match.group(3)) if match else ("", message)
+        if key not in seen:
+            seen[key] = []
+            order.append(key)
+        seen[key].append(message)
+    out = []
+    for key in order:
+        first, more = seen[key][0], len(seen[key]) - 1
+        if more:
+            hint = "; is it a runs file? answers go to --runs or load_runs" if "required key" in key[1] else ""
+            first += f" (and on {more} more line{'s' if more > 1 else ''} of {key[0]}, the same{hint})"
+        out.append(first)
+    return out
+
+
 def load_tasks(
     source: Any, *more_sources: Any, pairing: Any = None, strict_pairing: bool = False, allow_invalid: bool = False,
     language: str = "en",
@@ -418,7 +448,7 @@ def load_tasks(
         as_source_list(source, *more_sources), pairing=pairing, strict_pairing=strict_pairing,
         allow_invalid=allow_invalid, language=language,
     )
-    errors = [f.message for f in findings if f.severity == "error"]
+    errors = _same_error_once([f.message for f in findings if f.severity == "error"])
     if errors:
         shown = errors[:_SHOWN_ERRORS]
         more = len(errors) - len(shown)

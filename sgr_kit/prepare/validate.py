@@ -171,9 +171,12 @@ def _task_lines(tasks: Mapping[str, Task]) -> list[str]:
             lines.append(f"    the reference's header spells them: {' | '.join(s.header_names)}")
         for position, joiner, n in s.composite:
             lines.append(f"    written as one cell joined by {joiner!r}: {', '.join(s.columns[position:position + n])}")
-        if task.prose:
+        prose = dict(task.prose)
+        if prose.get("state_conditions") == prose.get("inclusion_conditions"):
+            prose.pop("state_conditions", None)  # the release often repeats the inclusion conditions word for word
+        if prose:
             lines.append("    prose (shown, never applied as a rule):")
-            lines += _prose_lines(dict(task.prose), "      ")
+            lines += _prose_lines(prose, "      ")
     return lines
 
 

@@ -86,7 +86,7 @@ KEY_FIGURES: tuple[tuple[str, str], ...] = (
     ("constraint_vs_goal_forest", "Constraint minus goal, per system, with 95% intervals"),
     ("family_heatmaps", "Item-F1 and Row-F1 by source family (Figure 3)"),
     ("points_lost", "Where the Item-F1 points went"),
-    ("site_reach", "How often the task's site was reached, and Item-F1 with and without reaching it"),
+    ("site_reach", "How often the task's site was reached, and Item-F1 and Row-F1 with and without reaching it"),
 )
 
 

@@ -32,9 +32,22 @@ table { border-collapse: collapse; font-size: .9rem; } th, td { padding: .3rem .
 th { border-bottom: 2px solid #444; } td:first-child, th:first-child { text-align: left; }
 tr:nth-child(even) td { background: #f5f5f5; } .muted { color: #666; font-size: .85rem; }
 .flag { color: #b42318; font-weight: 600; }
-figure { display: inline-block; margin: .5rem 1rem 1rem 0; vertical-align: top; max-width: 34rem; }
-figure img { max-width: 100%; border: 1px solid #ddd; } figcaption { font-size: .85rem; color: #444; }
+figure { display: block; margin: .5rem 0 1.5rem 0; max-width: 64rem; }
+figure img { display: block; max-width: 100%; height: auto; border: 1px solid #ddd; }
+figcaption { font-size: .85rem; color: #444; }
 """
+
+
+def _shown_px(png: Path) -> int:
+    """The width a saved figure (a 300-dpi PNG) is shown at: 150 px per inch, at least 600 px."""
+    import struct
+
+    from .notebook import shown_width
+
+    with open(png, "rb") as f:
+        head = f.read(24)
+    width = struct.unpack(">I", head[16:20])[0] if head[12:16] == b"IHDR" else 0
+    return shown_width(width / 300)
 
 
 def headline_table(inputs: Inputs, *, failure_policy: str = "zero", n_boot: int = 10_000, seed: int = 0,
@@ -172,11 +185,15 @@ def write_index(
               "&Delta;: computed minus published, shown only for systems scored on all 100 tasks.</p>",
               _headline_html(table, level=level),
               "<p class='muted'>As CSV: <a href='tables/headline.csv'>tables/headline.csv</a>; "
-              "as LaTeX: <a href='tables/headline.tex'>tables/headline.tex</a>.</p>"]
+              "as LaTeX: <a href='tables/headline.tex'>tables/headline.tex</a>."
+              + (" These means live on the <a href='01_main_table.html'>main table</a> page, with each variant "
+                 "and the paper's ranking." if any(r.name == "01_main_table" for r in runs) else "") + "</p>"]
     shown = [(name, caption) for name, caption in key_figures if (folder / "figures" / f"{name}.png").is_file()]
     if shown:
         parts.append("<h2>Key figures</h2>")
-        parts += [f"<figure><a href='figures/{e(name)}.png'><img src='figures/{e(name)}.png' alt='{e(caption)}'></a>"
+        # each figure at 150 px per inch of the saved 300-dpi PNG (at least 600 px, at most the column): readable text
+        parts += [f"<figure><a href='figures/{e(name)}.png'><img src='figures/{e(name)}.png' alt='{e(caption)}' "
+                  f"width='{_shown_px(folder / 'figures' / f'{name}.png')}'></a>"
                   f"<figcaption>{e(caption)}</figcaption></figure>" for name, caption in shown]
     parts.append("<h2>Pages</h2><ul>")
     for run in runs:

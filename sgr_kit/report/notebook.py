@@ -37,8 +37,10 @@ from ..pipeline import Inputs, load_inputs
 from ..schema import SYNTHETIC_NOTE, check_choice
 from ..text import NAME_WIDTH, fixed, name_html, visible
 from .parameters import FIGURE_FORMATS
+from .summary import no_interval_reason
 
-__all__ = ["FIGURE_FORMATS", "Notebook", "open_notebook", "latex_table", "display_table", "with_intervals"]
+__all__ = ["FIGURE_FORMATS", "Notebook", "open_notebook", "latex_table", "display_table", "with_intervals",
+           "keep_parameters"]
 
 #: Columns holding names from data (shown cut to :data:`~sgr_kit.text.NAME_WIDTH`; other text to 200 characters).
 NAME_COLUMNS = ("system", "system_a", "system_b", "task_id", "base_id")
@@ -83,7 +85,7 @@ def _float_columns(frame: pd.DataFrame) -> list:
 
 
 #: Columns shown as text that may wrap (long notes), not as numbers.
-_TEXT_COLUMNS = ("note", "reason", "claim", "location", "written", "raw", "reference")
+_TEXT_COLUMNS = ("note", "reason", "claim", "location", "written", "raw", "reference", "place", "differences")
 
 
 def _is_p(name: object) -> bool:
@@ -165,7 +167,9 @@ def display_table(frame: pd.DataFrame, *, precision: int = 2, name: str = "") ->
     for column in [c for c in frame.columns if _is_text(frame[c])]:
         width = NAME_WIDTH if (column[0] if isinstance(column, tuple) else column) in NAME_COLUMNS else 200
         styler = styler.format(_html_cell(width), subset=[column], na_rep="")
-    styler = styler.format_index(lambda h: name_html(h) if isinstance(h, str) else html.escape(str(h)), axis=1)
+    # a header breaks only after an underscore (never inside a word)
+    styler = styler.format_index(lambda h: name_html(h).replace("_", "_<wbr>") if isinstance(h, str)
+                                 else html.escape(str(h)), axis=1)
     text = [c for c in frame.columns if (c[-1] if isinstance(c, tuple) else c) in _TEXT_COLUMNS]
     if text:
         styler = styler.set_properties(subset=text, **{"white-space": "normal", "text-align": "left"})
@@ -177,8 +181,9 @@ def display_table(frame: pd.DataFrame, *, precision: int = 2, name: str = "") ->
 def with_intervals(frame: pd.DataFrame, metrics: Sequence[str], *, digits: int = 2) -> pd.DataFrame:
     """For display: each ``<metric>, <metric>_ci_low, <metric>_ci_high`` as one text column ``<metric> [CI]``.
 
-    A value without an interval shows the value alone. Three columns become one, so a
-    table of several metrics fits the page; the saved table keeps the numbers.
+    A value without an interval shows ``[n/a: why]`` when the frame has a ``<metric>_note``
+    column saying why (e.g. too few base problems), else the value alone. Three columns
+    become one, so a table of several metrics fits the page; the saved table keeps the numbers.
 
     Examples
     --------
@@ -190,9 +195,18 @@ def with_intervals(frame: pd.DataFrame, metrics: Sequence[str], *, digits: int =
     out = frame.copy()
     for metric in metrics:
         low, high = out.pop(f"{metric}_ci_low"), out.pop(f"{metric}_ci_high")
+        notes = out.pop(f"{metric}_note") if f"{metric}_note" in out.columns else pd.Series("", index=out.index)
         value, bound = fixed(digits), fixed(1)
-        text = [("" if pd.isna(v) else value(v)) + ("" if pd.isna(lo) or pd.isna(v) else f" [{bound(lo)}, {bound(hi)}]")
-                for v, lo, hi in zip(out[metric], low, high)]
+
+        def why(v: float, lo: float, hi: float, note: object) -> str:
+            if pd.isna(v):
+                return ""
+            if pd.isna(lo) or pd.isna(hi):
+                return f" [n/a: {no_interval_reason(note)}]" if isinstance(note, str) and note else ""
+            return f" [{bound(lo)}, {bound(hi)}]"
+
+        text = [("" if pd.isna(v) else value(v)) + why(v, lo, hi, note)
+                for v, lo, hi, note in zip(out[metric], low, high, notes)]
         out[metric] = text
         out = out.rename(columns={metric: f"{metric} [CI]"})
     return out
@@ -347,11 +361,29 @@ class Notebook:
         if png:  # the saved PNG is shown: the figure is rendered once, and the page shows the file's pixels
             from IPython.display import Image
 
-            display(Image(filename=str(png[0]), width=round(fig.get_figwidth() * 100)))
+            display(Image(filename=str(png[0]), width=shown_width(fig.get_figwidth())))
         else:
             display(fig)
         plt.close(fig)
         return None
+
+
+#: Pixels per inch of a figure on a page, and the narrowest a figure is shown (CSS pixels).
+SCREEN_DPI, MIN_FIGURE_PX = 150, 600
+
+
+def shown_width(inches: float) -> int:
+    """How wide a figure ``inches`` wide is shown on a page: 150 px per inch, at least 600 px.
+
+    At 150 px per inch the theme's smallest text (6 pt) is 12.5 px on screen; a one-column figure
+    (3.3 in) is widened to 600 px. The page's CSS caps every figure at the text column's width.
+
+    Examples
+    --------
+    >>> shown_width(3.3), shown_width(6.9)
+    (600, 1035)
+    """
+    return max(MIN_FIGURE_PX, round(inches * SCREEN_DPI))
 
 
 def open_notebook(
@@ -419,3 +451,93 @@ def open_notebook(
     if banner:
         nb.banner()
     return nb
+
+
+def _assignments(source: str) -> dict[str, Any]:
+    """The top-level ``name = value`` statements of a cell: name -> its ``ast.Assign`` node."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    return {node.targets[0].id: node for node in tree.body
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)}
+
+
+def _tagged(cell: Any, tag: str) -> bool:
+    return tag in (cell.get("metadata", {}).get("tags") or [])
+
+
+def keep_parameters(executed: str | os.PathLike) -> bool:
+    r"""Make an executed notebook's ``parameters`` cell hold the values papermill injected, and drop the injected cell.
+
+    Papermill writes the values it was given into a cell tagged ``injected-parameters``
+    after the ``parameters`` cell; run again with any ``-p``, it *replaces* that cell, so every
+    value not named again would fall back to the notebook's defaults (the demo). Written
+    into the ``parameters`` cell itself (each value where its default was, the comments
+    kept), the values are the saved notebook's own: ``papermill page.ipynb copy.ipynb --cwd
+    REPORT -p n_boot 200`` changes ``n_boot`` and nothing else.
+
+    Returns True when the notebook was rewritten (False: no injected cell, or no
+    ``parameters`` cell to hold its values; the file is then left as it is).
+
+    Examples
+    --------
+    >>> import nbformat, tempfile
+    >>> nb = nbformat.v4.new_notebook(cells=[
+    ...     nbformat.v4.new_code_cell("n_boot = 10000  # resamples\npath = None", metadata={"tags": ["parameters"]}),
+    ...     nbformat.v4.new_code_cell("# Parameters\npath = \"scores.csv\"\n", metadata={"tags": ["injected-parameters"]}),
+    ...     nbformat.v4.new_code_cell("print(path)")])
+    >>> file = Path(tempfile.mkdtemp()) / "page.ipynb"
+    >>> _ = file.write_text(nbformat.writes(nb))
+    >>> keep_parameters(file)
+    True
+    >>> [c.source for c in nbformat.read(str(file), as_version=4).cells]
+    ['n_boot = 10000  # resamples\npath = "scores.csv"', 'print(path)']
+    """
+    import ast
+
+    import nbformat
+
+    path = Path(executed)
+    nb = nbformat.read(str(path), as_version=4)
+    injected = [i for i, c in enumerate(nb.cells) if _tagged(c, "injected-parameters")]
+    own = [i for i, c in enumerate(nb.cells) if _tagged(c, "parameters")]
+    if not injected or not own:
+        return False
+    cell = nb.cells[own[0]]
+    lines = cell.source.split("\n")
+    given = {}
+    for i in injected:
+        source = nb.cells[i].source
+        given.update({name: ast.get_source_segment(source, node.value)
+                      for name, node in _assignments(source).items()})
+    defaults = _assignments(cell.source)
+    extra = []
+    # from the last line up, so that a replacement does not move the columns of the ones before it
+    for name, node in sorted(defaults.items(), key=lambda kv: (kv[1].lineno, kv[1].col_offset), reverse=True):
+        if name not in given or node.value.lineno != node.value.end_lineno:
+            continue
+        row = node.value.lineno - 1
+        line = lines[row].encode("utf-8")  # ast columns count UTF-8 bytes
+        lines[row] = (line[:node.value.col_offset].decode("utf-8") + given[name]
+                      + line[node.value.end_col_offset:].decode("utf-8"))
+    for name, value in given.items():  # a value whose default spans lines, or a name the cell lacks: at the end
+        node = defaults.get(name)
+        if node is None or node.value.lineno != node.value.end_lineno:
+            extra.append(f"{name} = {value}")
+    cell.source = "\n".join(lines + (["# values this report was built with", *extra] if extra else []))
+    if cell.get("outputs"):
+        cell.outputs = []
+    nb.cells = [c for i, c in enumerate(nb.cells) if i not in injected]
+    count = 0  # execution counts without the injected cell's, as a run of the saved notebook numbers them
+    for cell in nb.cells:
+        if cell.get("cell_type") == "code" and cell.get("execution_count") is not None:
+            count += 1
+            cell.execution_count = count
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "execute_result":
+                    output["execution_count"] = count
+    write_text(nbformat.writes(nb), path, force=True)
+    return True

@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping
 from ..errors import SgrKitError
 from ..output import write_text
 from .html import _exporter, export_html
+from .notebook import keep_parameters
 from .plan import is_own_page, notebook_parameters
 
 __all__ = ["NotebookRun", "Pages", "run_notebook", "skip_iri_grammar", "slowest_first"]
@@ -194,6 +195,7 @@ def _execute(job: tuple[str, str, str, dict, tuple[str, ...]], runner: _PageRunn
     if executed.is_file() and not stopping.is_set():
         try:
             _relative_metadata(executed, source)
+            keep_parameters(executed)  # the saved page's parameters cell holds this report's values
             with _EXPORT:
                 export_html(executed, Path(folder) / f"{name}.html", long_names=long_names)
         except Exception as exc:

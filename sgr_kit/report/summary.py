@@ -7,6 +7,8 @@ and formatted.
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from ..aggregate import by_language, system_means
@@ -14,7 +16,7 @@ from .. import reference
 from ..schema import METRIC_LABELS, METRICS, PAPER_TASKS, PAPER_TASKS_PER_VARIANT, STATUSES, SYNTHETIC_NOTE, is_synthetic
 from ..text import NAME_WIDTH, short_label
 
-__all__ = ["summary_table", "format_summary"]
+__all__ = ["summary_table", "format_summary", "no_interval_reason"]
 
 
 def _paper_values() -> pd.Series:
@@ -64,6 +66,43 @@ def summary_table(scores: pd.DataFrame, *, failure_policy: str = "zero", paper: 
     return out
 
 
+_TOO_FEW = re.compile(r"^(\d+) base problem\(s\): no interval drawn \(too few: [\d.]+% intervals from (\d+) problems on\)$")
+
+
+def no_interval_reason(note: object) -> str:
+    """Why an interval is missing, short: a bootstrap note on too few base problems as ``5 base problems; an interval needs 6``.
+
+    Any other note is returned as it is ("" for none).
+
+    Examples
+    --------
+    >>> no_interval_reason("5 base problem(s): no interval drawn (too few: 95% intervals from 6 problems on)")
+    '5 base problems; an interval needs 6'
+    >>> no_interval_reason("1 base problem(s): no interval drawn (too few: 95% intervals from 6 problems on)")
+    '1 base problem; an interval needs 6'
+    """
+    if not isinstance(note, str):
+        return ""
+    match = _TOO_FEW.match(note)
+    if match is None:
+        return note
+    n = int(match.group(1))
+    return f"{n} base problem{'' if n == 1 else 's'}; an interval needs {match.group(2)}"
+
+
+def _letter(k: int) -> str:
+    """The mark of the ``k``-th reason: a, b, ..., z, then aa, ab, ..."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return letters[k] if k < 26 else _letter(k // 26 - 1) + letters[k % 26]
+
+
+def _no_interval(value: float, note: object) -> str:
+    """Why a mean has no interval, in words."""
+    if pd.isna(value):
+        return "no mean to put an interval around (no answer with a score)"
+    return no_interval_reason(note) if isinstance(note, str) and note else "no interval drawn"
+
+
 def format_summary(
     scores: pd.DataFrame,
     *,
@@ -91,7 +130,7 @@ def format_summary(
         from ..stats import bootstrap_means
 
         boot = bootstrap_means(scores, failure_policy=failure_policy, n_boot=n_boot, seed=seed)
-        intervals = boot.set_index(["system", "variant", "metric"])[["ci_low", "ci_high"]]
+        intervals = boot.set_index(["system", "variant", "metric"])[["ci_low", "ci_high", "note"]]
     lines = []
     if is_synthetic(scores):
         lines += [SYNTHETIC_NOTE, ""]
@@ -101,9 +140,11 @@ def format_summary(
         f"{scores['system'].nunique()} systems, {scores['task_id'].nunique()} tasks; status: "
         + ", ".join(f"{k} {v}" for k, v in status.items())
     )
-    lines.append(f"Means in percent points; failure policy '{failure_policy}'; (in parentheses: the paper's Table 2, "
-                 f"and Table 3 for overall)" + ("; [in brackets: the 95% bootstrap interval over base problems]."
-                                                if ci else "."))
+    has_paper = table[[f"paper_{m}" for m in METRICS]].notna().any().any()
+    lines.append(f"Means in percent points; failure policy '{failure_policy}'"
+                 + ("; (in parentheses: the paper's Table 2, and Table 3 for overall)" if has_paper else "")
+                 + ("; [in brackets: the 95% bootstrap interval over base problems; n/a with a letter: no interval, "
+                    "the letter's note below says why]." if ci else "."))
     lines.append("")
     names = {s: short_label(s, width=NAME_WIDTH) for s in table["system"]}  # controls visible, cut with "…"
     name_width = max([24, *(len(n) + 2 for n in names.values())])
@@ -113,6 +154,7 @@ def format_summary(
     )
     lines += [header, "-" * len(header)]
     flagged = False
+    reasons: dict[str, list[str]] = {}  # why an interval is missing -> the (system, variant, metric) it applies to
     for row in table.itertuples(index=False):
         paper_tasks = PAPER_TASKS if row.variant == "overall" else PAPER_TASKS_PER_VARIANT
         has_paper = any(pd.notna(getattr(row, f"paper_{m}")) for m in METRICS)
@@ -124,11 +166,20 @@ def format_summary(
             text = "n/a" if pd.isna(value) else f"{value:.2f}"
             text += "" if pd.isna(ref) else f" ({ref:.2f})"
             if intervals is not None and (row.system, row.variant, m) in intervals.index:
-                low, high = intervals.loc[(row.system, row.variant, m)]
-                text += " [n/a]" if pd.isna(low) else f" [{low:.1f}, {high:.1f}]"
+                low, high, note = intervals.loc[(row.system, row.variant, m)]
+                if pd.isna(low):
+                    reason = _no_interval(value, note)
+                    reasons.setdefault(reason, []).append(f"{names[row.system]} {row.variant} {METRIC_LABELS[m]}")
+                    text += f" [n/a {_letter(list(reasons).index(reason))}]"
+                else:
+                    text += f" [{low:.1f}, {high:.1f}]"
             cells.append(f"{text:>{cell_width}}")
         tasks = f"{row.n_tasks}!" if short else f"{row.n_tasks} "
         lines.append(f"{names[row.system]:<{name_width}}{row.variant:<12}{tasks:>7}{row.n_failed:>6}" + "".join(cells))
+    if reasons:
+        lines += ["", "No interval (n/a):"]
+        for k, (reason, where) in enumerate(reasons.items()):
+            lines.append(f"  {_letter(k)}  {reason}: {', '.join(where)}")
     if flagged:
         lines += ["", f"! scored on fewer tasks than the paper ({PAPER_TASKS_PER_VARIANT} per variant, {PAPER_TASKS} "
                       f"overall): the mean beside the paper's number covers other tasks and is not comparable."]

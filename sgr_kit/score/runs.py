@@ -212,6 +212,11 @@ def _iter_scored(
     from tqdm.auto import tqdm
 
     check_profile(profile)
+    for name, given, hint in (("tasks", tasks, "sgr_kit.load_tasks(...)"), ("runs", runs, "sgr_kit.load_runs(...)")):
+        if given is None or isinstance(given, (str, bytes)) or not hasattr(given, "__iter__"):
+            raise SgrKitError(f"score_runs: {name} must be what {hint} returns (or a list of its items); "
+                              f"found {type(given).__name__}"
+                              + (" (a path: load it first)" if isinstance(given, str) else ""))
     by_id, items, total = plan_work(tasks, runs)
 
     def scored() -> Iterator[ScoredAnswer]:
