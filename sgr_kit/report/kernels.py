@@ -37,7 +37,6 @@ from __future__ import annotations
 import functools
 import os
 import time
-from pathlib import Path
 from typing import Any
 
 #: What a report kernel imports before its first page (what the pages' first cells import).
