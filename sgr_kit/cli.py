@@ -124,15 +124,14 @@ def _cmd_effort(args: argparse.Namespace) -> int:
                                     score_cost_frontier)  # fmt: skip
     from .load import load_scores
     from .prepare import load_tasks
-    from .trajectories import load_trajectories
-    from .trajectories.cost import load_usage
+    from .trajectories import load_trajectories, read_tool_kinds, trajectory_usage
     from .trajectories.protocol import protocol_flags, read_protocol
 
     scores = load_scores(args.scores)
     profile = read_protocol(args.protocol)
-    steps = load_trajectories(args.trajectories)
-    usage = load_usage(args.trajectories, steps=steps, prices=args.prices)
-    answers = answer_effort(scores, usage, steps)
+    kinds = read_tool_kinds(args.tool_kinds) if args.tool_kinds else None
+    usage = trajectory_usage(args.trajectories, tool_kinds=kinds, prices=args.prices)
+    answers = answer_effort(scores, usage)
     options = dict(failure_policy=args.failure_policy, n_boot=args.n_boot, seed=args.seed)
     wide = effort_wide(effort_means(answers, **options))
     axis = cost_axis(wide)
@@ -140,7 +139,8 @@ def _cmd_effort(args: argparse.Namespace) -> int:
     by_flag = None
     if profile is not None:
         tasks = load_tasks(*args.tasks) if args.tasks else None
-        flags = protocol_flags(steps, tasks, protocol=profile, usage=usage)
+        flags = protocol_flags(load_trajectories(args.trajectories, tool_kinds=kinds), tasks, protocol=profile,
+                               usage=usage)  # fmt: skip
         by_flag = flag_means(scores, answers, flags, **options)
     _print(format_effort(wide, by_flag, frontier=frontier, cost_sources=answers["cost_source"].value_counts()))
     return 0
@@ -391,6 +391,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "cached_input, output in USD per million tokens; costs the agents report are kept")
     p.add_argument("--protocol", default="paper", metavar="PROFILE",
                    help="paper (default: the paper's budget, stall limit and tools), none, or a YAML/JSON file")
+    p.add_argument("--tool-kinds", metavar="FILE",
+                   help="tool names and their kinds (search, fetch, pdf, tool), CSV tool,kind or YAML")
     p.add_argument("--tasks", action="append", metavar="PATH",
                    help="task files, to find their reference answers' text in queries (repeatable)")
     p.add_argument("--failure-policy", choices=FAILURE_POLICIES, default=FAILURE_POLICIES[0],
