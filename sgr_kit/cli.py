@@ -170,6 +170,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             strict_pairing=args.strict_pairing, notebooks=notebooks, parameters=parameters, workers=args.workers,
             force=args.force, progress=not (args.no_progress or args.quiet), log=log,
             command=" ".join(["sgr-kit", *sys.argv[1:]]), trajectories=args.trajectories, language=args.language,
+            prices=args.prices, protocol=args.protocol, tool_kinds=args.tool_kinds,
         )
     except ReportFolderChanged as exc:  # the report was built, and kept beside a folder that changed meanwhile
         _print(f"sgr-kit: error: {exc}", file=sys.stderr)
@@ -417,8 +418,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--labels", action="append", metavar="FILE",
                    help="an annotator's label file (repeatable; two or more: the error-profile page shows agreement)")
     p.add_argument("--trajectories", metavar="PATH",
-                   help="agents' trajectories (JSONL file or <system>/<task_id>.jsonl folder) for the site-reach page; "
-                        "they also stand in for --runs when it is not given")
+                   help="agents' trajectories (JSONL file or <system>/<task_id>.jsonl folder) for the site-reach and "
+                        "effort pages; they also stand in for --runs when it is not given")
+    p.add_argument("--prices", metavar="FILE", help="a price file (CSV or YAML) for the effort page's costs where the "
+                   "agents report none (default for the demo: its EXAMPLE prices)")
+    p.add_argument("--protocol", default="paper", metavar="PROFILE",
+                   help="the protocol audit: paper (default), none, or a YAML/JSON profile file")
+    p.add_argument("--tool-kinds", metavar="FILE",
+                   help="tool names and their kinds (search, fetch, pdf, tool), CSV tool,kind or YAML")
     p.add_argument("--out", default="report", metavar="DIR",
                    help="the report folder to write (default: report); claimed for the whole build (.DIR.lock beside "
                         "it), and never replaced when something else appeared there meanwhile (the new report is then "
