@@ -125,15 +125,14 @@ def _cmd_effort(args: argparse.Namespace) -> int:
                                     score_cost_frontier)  # fmt: skip
     from .load import load_scores
     from .prepare import load_tasks
-    from .trajectories import load_trajectories
-    from .trajectories.cost import load_usage
+    from .trajectories import load_trajectories, read_tool_kinds, trajectory_usage
     from .trajectories.protocol import protocol_flags, read_protocol
 
     scores = load_scores(args.scores)
     profile = read_protocol(args.protocol)
-    steps = load_trajectories(args.trajectories)
-    usage = load_usage(args.trajectories, steps=steps, prices=args.prices)
-    answers = answer_effort(scores, usage, steps)
+    kinds = read_tool_kinds(args.tool_kinds) if args.tool_kinds else None
+    usage = trajectory_usage(args.trajectories, tool_kinds=kinds, prices=args.prices)
+    answers = answer_effort(scores, usage)
     options = dict(failure_policy=args.failure_policy, n_boot=args.n_boot, seed=args.seed)
     wide = effort_wide(effort_means(answers, **options))
     axis = cost_axis(wide)
@@ -141,7 +140,8 @@ def _cmd_effort(args: argparse.Namespace) -> int:
     by_flag = None
     if profile is not None:
         tasks = load_tasks(*args.tasks) if args.tasks else None
-        flags = protocol_flags(steps, tasks, protocol=profile, usage=usage)
+        flags = protocol_flags(load_trajectories(args.trajectories, tool_kinds=kinds), tasks, protocol=profile,
+                               usage=usage)  # fmt: skip
         by_flag = flag_means(scores, answers, flags, **options)
     _print(format_effort(wide, by_flag, frontier=frontier, cost_sources=answers["cost_source"].value_counts()))
     return 0
@@ -171,6 +171,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             strict_pairing=args.strict_pairing, notebooks=notebooks, parameters=parameters, workers=args.workers,
             force=args.force, progress=not (args.no_progress or args.quiet), log=log,
             command=" ".join(["sgr-kit", *sys.argv[1:]]), trajectories=args.trajectories, language=args.language,
+            prices=args.prices, protocol=args.protocol, tool_kinds=args.tool_kinds,
         )
     except ReportFolderChanged as exc:  # the report was built, and kept beside a folder that changed meanwhile
         _print(f"sgr-kit: error: {exc}", file=sys.stderr)
@@ -393,6 +394,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "cached_input, output in USD per million tokens; costs the agents report are kept")
     p.add_argument("--protocol", default="paper", metavar="PROFILE",
                    help="paper (default: the paper's budget, stall limit and tools), none, or a YAML/JSON file")
+    p.add_argument("--tool-kinds", metavar="FILE",
+                   help="tool names and their kinds (search, fetch, pdf, tool), CSV tool,kind or YAML")
     p.add_argument("--tasks", action="append", metavar="PATH",
                    help="task files, to find their reference answers' text in queries (repeatable)")
     p.add_argument("--failure-policy", choices=FAILURE_POLICIES, default=FAILURE_POLICIES[0],
@@ -417,8 +420,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--labels", action="append", metavar="FILE",
                    help="an annotator's label file (repeatable; two or more: the error-profile page shows agreement)")
     p.add_argument("--trajectories", metavar="PATH",
-                   help="agents' trajectories (JSONL file or <system>/<task_id>.jsonl folder) for the site-reach page; "
-                        "they also stand in for --runs when it is not given")
+                   help="agents' trajectories (JSONL file or <system>/<task_id>.jsonl folder) for the site-reach and "
+                        "effort pages; they also stand in for --runs when it is not given")
+    p.add_argument("--prices", metavar="FILE", help="a price file (CSV or YAML) for the effort page's costs where the "
+                   "agents report none (default for the demo: its EXAMPLE prices)")
+    p.add_argument("--protocol", default="paper", metavar="PROFILE",
+                   help="the protocol audit: paper (default), none, or a YAML/JSON profile file")
+    p.add_argument("--tool-kinds", metavar="FILE",
+                   help="tool names and their kinds (search, fetch, pdf, tool), CSV tool,kind or YAML")
     p.add_argument("--out", default="report", metavar="DIR",
                    help="the report folder to write (default: report); claimed for the whole build (.DIR.lock beside "
                         "it), and never replaced when something else appeared there meanwhile (the new report is then "

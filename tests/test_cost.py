@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sgr_kit.trajectories as trajectories
 from sgr_kit.errors import SgrKitError
-from sgr_kit.resources import demo_dir
-from sgr_kit.trajectories.cost import call_cost, load_usage, price_usage, read_prices, steps_usage, with_tool_kinds
+from sgr_kit.resources import demo_dir, demo_paths
+from sgr_kit.trajectories import trajectory_usage
+from sgr_kit.trajectories.cost import call_cost, is_example_prices, price_usage, read_prices
+from sgr_kit.trajectories.usage import USAGE_COLUMNS, USAGE_EXTRAS
 
 PRICES_CSV = """# EXAMPLE prices for a test, not real ones
 system,model,input,cached_input,output,per_search,note
@@ -137,34 +138,100 @@ def test_the_demo_ships_example_prices_marked_as_an_example():
     assert all(line.endswith("EXAMPLE (not a real price)") for line in rows)
 
 
-def test_steps_usage_counts_kinds_hosts_and_sums_known_tokens():
-    steps = pd.DataFrame({"system": "s", "task_id": ["t"] * 4 + ["u"], "repeat": 0, "step": [0, 1, 2, 3, 0],
-                          "kind": ["search", "fetch", "tool", "answer", "answer"],
-                          "tool": ["web_search", "fetch", "serper", "", ""],
-                          "host": ["", "a.org", "", "", ""], "input_tokens": [10, 20, None, 5, None],
-                          "output_tokens": [1, 2, 3, 4, None]})  # fmt: skip
-    u = steps_usage(steps, tool_kinds={"serper": "search"}).set_index("task_id")
-    assert u.loc["t", ["steps", "tool_calls", "searches", "fetches", "other_tools", "hosts"]].tolist() == [4, 3, 2, 1,
-                                                                                                         0, 1]
-    assert u.loc["t", "input_tokens"] == 35 and u.loc["t", "output_tokens"] == 10
-    assert pd.isna(u.loc["u", "input_tokens"]) and pd.isna(u.loc["t", "reasoning_tokens"])  # unknown, never 0
-    assert u["seconds"].isna().all() and u["cost_usd"].isna().all()
-    with pytest.raises(SgrKitError, match=r"tool_kinds: tool 'serper': kind must be one of"):
-        with_tool_kinds(steps, {"serper": "web"})
+def test_usage_counts_kinds_and_hosts_and_says_where_seconds_and_costs_came_from(tmp_path):
+    record = {"system": "s", "task_id": "t", "steps": [
+        {"kind": "search", "tool": "web_search", "query": "q", "t": 1.0, "input_tokens": 10, "output_tokens": 1},
+        {"kind": "fetch", "tool": "fetch", "url": "https://a.org/x", "t": 2.0, "input_tokens": 20},
+        {"kind": "fetch", "tool": "fetch", "url": "https://a.org/y", "t": 3.0},
+        {"kind": "tool", "tool": "python", "t": 4.5},
+        {"kind": "answer", "text": "a|1"}]}  # fmt: skip
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    u = trajectory_usage(path)
+    assert list(u.columns) == [*USAGE_COLUMNS, *USAGE_EXTRAS]  # the issue's columns in their order, extras after
+    row = u.iloc[0]
+    assert [row[c] for c in ("steps", "tool_calls", "searches", "fetches", "other_tools", "hosts")] == [5, 4, 1, 2, 1,
+                                                                                                         1]
+    # the steps without usage keys made no model call; a call without its output count leaves the output
+    # unknown, never a partial sum
+    assert row["input_tokens"] == 30 and pd.isna(row["output_tokens"]) and pd.isna(row["cached_input_tokens"])
+    assert row["seconds"] == 4.5 and row["seconds_source"] == "last_step" and row["model"] == ""
+    assert row["cost_source"] == "unknown" and math.isnan(row["cost_usd"])  # without prices: reported or unknown
 
 
-# --- fixtures of each transcript format: active once sgr_kit.trajectories.trajectory_usage reads them ---
+def test_usage_takes_the_tool_kinds_of_the_trajectories_reader(tmp_path):
+    call = {"id": "c1", "type": "function", "function": {"name": "serper", "arguments": json.dumps({"q": "x"})}}
+    record = {"system": "s", "task_id": "t", "messages": [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "results"},
+        {"role": "assistant", "content": "a|1"}]}  # fmt: skip
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    assert trajectory_usage(path)[["searches", "other_tools"]].values.tolist() == [[0, 1]]  # the name rule
+    kinds = tmp_path / "kinds.csv"
+    kinds.write_text("tool,kind\nserper,search\n")
+    assert trajectory_usage(path, tool_kinds=kinds)[["searches", "other_tools"]].values.tolist() == [[1, 0]]
+
+
+def test_a_records_totals_are_read_and_checked(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    good = {"system": "s", "task_id": "t", "totals": {"cost_usd": 0.5, "seconds": 12.0, "model": "m-1",
+                                                      "input_tokens": 900},
+            "steps": [{"kind": "answer", "text": "a|1", "t": 3.0, "input_tokens": 100, "output_tokens": 5}]}
+    path.write_text(json.dumps(good) + "\n")
+    row = trajectory_usage(path).iloc[0]
+    assert (row["cost_usd"], row["seconds"], row["model"], row["input_tokens"], row["output_tokens"]) == (
+        0.5, 12.0, "m-1", 900, 5)  # the agent's totals first, the calls' sum for what they leave out
+    assert row["cost_source"] == "reported" and row["seconds_source"] == "reported"
+    for totals, message in [
+        ({"cost_usd": -1}, r"runs\.jsonl:2: totals\.cost_usd must be a number >= 0 or null; found -1"),
+        ({"seconds": "long"}, r"runs\.jsonl:2: totals\.seconds must be a number >= 0 or null; found 'long'"),
+        ({"input_tokens": 1.5}, r"runs\.jsonl:2: totals\.input_tokens must be a whole number >= 0"),
+        ({"model": 7}, r"runs\.jsonl:2: totals\.model must be a string; found int 7"),
+        ({"cost": 1}, r"runs\.jsonl:2: totals\.cost is not a total; expected some of input_tokens"),
+        ([1, 2], r"runs\.jsonl:2: totals must be an object"),
+    ]:  # fmt: skip
+        path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "totals": totals}) + "\n")
+        with pytest.raises(SgrKitError, match=message):
+            trajectory_usage(path)
+
+
+def test_the_demo_costs_are_reported_for_some_systems_and_priced_for_others():
+    prices = demo_dir() / "prices-example.csv"
+    assert is_example_prices(prices)
+    usage = trajectory_usage(demo_paths()["trajectories"], prices=prices)
+    sources = usage.groupby("system")["cost_source"].agg(lambda s: set(s))
+    assert {frozenset(v) for v in sources} == {frozenset({"reported"}), frozenset({"priced"}),
+                                               frozenset({"unknown"})}  # fmt: skip
+    assert (usage["seconds_source"] == "reported").all() and (usage["model"] != "").all()
+    # one priced run by hand, from its own record: the steps' tokens summed, times its system's (or model's) row
+    first = usage[usage["cost_source"] == "priced"].iloc[0]
+    lines = demo_paths()["trajectories"].read_text(encoding="utf-8").splitlines()
+    record = next(r for r in map(json.loads, lines) if (r["system"], r["task_id"], r.get("repeat", 0)) ==
+                  (first["system"], first["task_id"], first["repeat"]))  # fmt: skip
+    steps = record["steps"]
+    fresh = sum(s["input_tokens"] - s["cached_input_tokens"] for s in steps)
+    cached = sum(s["cached_input_tokens"] for s in steps)
+    out = sum(s["output_tokens"] for s in steps)
+    searches = sum(s["kind"] == "search" for s in steps)
+    row = read_prices(prices)
+    row = row[(row["name"] == first["system"]) | (row["name"] == record["totals"]["model"])].iloc[0]
+    assert first["cost_usd"] == pytest.approx((fresh * row["input"] + cached * row["cached_input"]
+                                               + out * row["output"]) / 1e6 + searches * row["per_search"])
+    assert first["seconds"] == record["totals"]["seconds"]
+    reported = usage[usage["cost_source"] == "reported"].iloc[0]
+    record = next(r for r in map(json.loads, lines) if (r["system"], r["task_id"], r.get("repeat", 0)) ==
+                  (reported["system"], reported["task_id"], reported["repeat"]))  # fmt: skip
+    assert reported["cost_usd"] == record["totals"]["cost_usd"]  # the agent's own, never replaced
+
+
+# --- fixtures of each transcript format ---
 # Claude Code stream-json: the final "result" line carries total_cost_usd and duration_ms (the line
 # format of Claude Code's --output-format stream-json, as in tests/test_trajectories_agents.py);
 # OpenAI chat messages carry usage.prompt_tokens / completion_tokens / prompt_tokens_details.cached_tokens /
 # completion_tokens_details.reasoning_tokens (OpenAI Chat Completions API reference, the response's "usage"
 # object, kept on the assistant message) and no cost; the documented step format
 # carries per-step token keys and the record's "totals".
-
-_USAGE = pytest.mark.skipif(not hasattr(trajectories, "trajectory_usage"),
-                            reason="sgr_kit.trajectories.trajectory_usage (the transcripts' usage reader) is not "
-                                   "installed")  # fmt: skip
-
 
 def _claude(folder: Path) -> None:
     lines = [
@@ -209,14 +276,13 @@ def _chat(folder: Path) -> None:
     (folder / "chat-sys" / "t1.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
 
 
-@_USAGE
 def test_costs_from_each_transcript_format_reported_or_priced(tmp_path, prices):
     _claude(tmp_path)
     _native(tmp_path)
     _chat(tmp_path)
     table = pd.concat([read_prices(prices), read_prices(pd.DataFrame(
         {"system": ["chat-sys"], "input": [1.0], "cached_input": [0.1], "output": [4.0]}))], ignore_index=True)
-    usage = load_usage(tmp_path, prices=table).set_index("system")
+    usage = trajectory_usage(tmp_path, prices=table).set_index("system")
     assert usage.loc["claude-sys", "cost_source"] == "reported"
     assert usage.loc["claude-sys", "cost_usd"] == pytest.approx(0.12)
     a = read_prices(prices).set_index("name").loc["sys-a"]

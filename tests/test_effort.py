@@ -250,10 +250,11 @@ def test_the_terminal_view_prints_effort_cost_frontier_and_flags(tmp_path, capsy
     assert "Protocol flags" not in capsys.readouterr().out
 
 
-def test_the_last_step_time_of_the_usage_table_stands_in_for_an_unreported_duration():
+def test_the_usage_tables_own_duration_sources_are_kept():
     scores = _scores(2)
-    usage = _usage(scores).assign(seconds=np.nan, last_t=[12.5] + [np.nan] * (len(scores) - 1))
-    table = answer_effort(scores, usage)
+    usage = _usage(scores).assign(seconds=[12.5] + [np.nan] * (len(scores) - 1),
+                                  seconds_source=["last_step"] + ["unknown"] * (len(scores) - 1))  # fmt: skip
+    table = answer_effort(scores, usage)  # as trajectory_usage writes them: not reported, the last step's time
     assert table["seconds"].iloc[0] == 12.5 and table["seconds_source"].iloc[0] == "last_step"
     assert table["seconds"].iloc[1:].isna().all() and (table["seconds_source"].iloc[1:] == "unknown").all()
 
@@ -265,14 +266,12 @@ def test_the_page_reads_the_tables_the_report_computes_once(tmp_path):
     from sgr_kit.prepare import load_tasks
     from sgr_kit.report import run_notebook
     from sgr_kit.resources import demo_dir, demo_paths, notebooks_dir
-    from sgr_kit.trajectories import load_trajectories
-    from sgr_kit.trajectories.cost import load_usage
+    from sgr_kit.trajectories import trajectory_usage
     from sgr_kit.trajectories.protocol import protocol_flags
 
     paths = demo_paths()
-    steps = load_trajectories(paths["trajectories"])
-    usage = load_usage(paths["trajectories"], steps=steps, prices=demo_dir() / "prices-example.csv")
-    flags = protocol_flags(steps, load_tasks(paths["constraint"], paths["goal"]), usage=usage)
+    usage = trajectory_usage(paths["trajectories"], prices=demo_dir() / "prices-example.csv")
+    flags = protocol_flags(paths["trajectories"], load_tasks(paths["constraint"], paths["goal"]), usage=usage)
     usage.to_csv(tmp_path / "usage.csv", index=False)
     flags.to_csv(tmp_path / "protocol-flags.csv", index=False)
     out = run_notebook(notebooks_dir() / "10_effort_and_protocol.ipynb", tmp_path / "out.ipynb",

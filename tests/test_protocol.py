@@ -36,7 +36,7 @@ def _clean(**times) -> list[dict]:
             {"kind": "answer", "text": "a|1", "t": t[3]}]  # fmt: skip
 
 
-def _flags(steps: pd.DataFrame, **kw) -> list[str]:
+def _flags(steps: pd.DataFrame | Path, **kw) -> list[str]:
     return protocol_flags(steps, **kw)["flag"].tolist()
 
 
@@ -78,10 +78,22 @@ def test_a_tool_outside_the_protocol_a_shell_or_a_disabled_native_tool():
     # the same calls under a profile that allows other tools and disables none
     loose = {"allowed_kinds": ["search", "fetch", "pdf", "tool"], "disabled_tools": None}
     assert _flags(_steps(*_clean()[:2], curl, native, *_clean()[2:]), protocol=loose) == []
+
+
+def test_tool_kinds_are_those_the_trajectories_are_read_with(tmp_path):
     # a search tool whose name does not say so is a search when tool_kinds says it is
-    serper = {"kind": "tool", "tool": "serper", "t": 20.0}
-    assert _flags(_steps(serper, *_clean())) == ["tool_outside_protocol"]
-    assert _flags(_steps(serper, *_clean()), tool_kinds={"serper": "search"}) == []
+    call = {"id": "c1", "type": "function", "function": {"name": "serper", "arguments": json.dumps({"q": "x"})}}
+    record = {"system": "s", "task_id": "t_001", "messages": [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "results"},
+        {"role": "assistant", "content": "a|1"}]}  # fmt: skip
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    assert _flags(path) == ["tool_outside_protocol"]
+    assert _flags(path, tool_kinds={"serper": "search"}) == []
+    assert _flags(load_trajectories(path, tool_kinds={"serper": "search"})) == []
+    with pytest.raises(SgrKitError, match=r"tool_kinds: a steps table's kinds were decided when it was read"):
+        protocol_flags(load_trajectories(path), tool_kinds={"serper": "search"})
 
 
 def _task() -> Task:

@@ -613,3 +613,66 @@ def test_only_the_shipped_pages_are_the_reports_own(tmp_path, monkeypatch):
         assert not plan.is_own_page(copy)
     finally:
         plan._shipped_digests.cache_clear()
+
+
+def test_the_effort_page_gets_usage_flags_prices_and_protocol_computed_once(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    files = write_fixture(tmp_path / "fixture")
+    tasks = [json.loads(line) for line in Path(files["tasks"][0]).read_text().splitlines()]
+    Path(files["tasks"][0]).write_text("".join(json.dumps({**t, "start_url": f"https://{t['domain'].lower()}.example"})
+                                               + "\n" for t in tasks))  # fmt: skip
+    with (tmp_path / "trajectories.jsonl").open("w") as f:
+        for k, run in enumerate(json.loads(line) for line in Path(files["runs"][0]).read_text().splitlines()):
+            usage = {"prompt_tokens": 1000, "completion_tokens": 50, "prompt_tokens_details": {"cached_tokens": 400}}
+            call = {"id": "c1", "type": "function", "function": {"name": "serper",
+                                                                 "arguments": json.dumps({"q": run["task_id"]})}}
+            messages = [{"role": "user", "content": "the task"},
+                        {"role": "assistant", "content": None, "tool_calls": [call], "usage": usage},
+                        {"role": "tool", "tool_call_id": "c1", "content": "results"},
+                        {"role": "assistant", "content": run["answer"], "usage": usage}]  # fmt: skip
+            totals = {"seconds": 30.0 if k % 4 == 0 else 10.0}
+            if run["system"] == "Alpha":
+                totals["cost_usd"] = 0.25
+            f.write(json.dumps({"system": run["system"], "task_id": run["task_id"], "messages": messages,
+                                "totals": totals}) + "\n")
+    Path("prices.csv").write_text("# EXAMPLE prices for a test\nsystem,input,cached_input,output\nBeta,2,0.5,8\n")
+    Path("lab.yaml").write_text("budget_seconds: 20\n")
+    Path("kinds.csv").write_text("tool,kind\nserper,search\n")
+    status = main(["report", "--tasks", files["tasks"][0], "--trajectories", "trajectories.jsonl", "--out", "report",
+                   "--notebooks", "10", "-p", "n_boot", "200", "--quiet", "--no-progress", "--prices", "prices.csv",
+                   "--protocol", "lab.yaml", "--tool-kinds", "kinds.csv"])  # fmt: skip
+    assert status == 0, capsys.readouterr().err
+    out = tmp_path / "report"
+    usage = pd.read_csv(out / "usage.csv").set_index(["system", "task_id"])
+    assert set(usage.loc["Alpha", "cost_source"]) == {"reported"} and (usage.loc["Alpha", "cost_usd"] == 0.25).all()
+    assert set(usage.loc["Beta", "cost_source"]) == {"priced"}
+    # two calls of 1,000 input tokens (400 cached) and 50 output tokens, at Beta's prices
+    assert usage.loc["Beta", "cost_usd"].iloc[0] == pytest.approx((1200 * 2 + 800 * 0.5 + 100 * 8) / 1e6)
+    assert set(usage.loc["GPT-5.5", "cost_source"]) == {"unknown"}
+    assert (usage["searches"] == 1).all()  # the tool kinds: serper is a search, so no tool outside the protocol
+    flags = pd.read_csv(out / "protocol-flags.csv")
+    assert set(flags["flag"]) == {"over_budget"} and len(flags) == 9  # the lab's 20 s budget, one run in four
+    assert (out / "prices.csv").read_bytes() == Path("prices.csv").read_bytes()
+    assert (out / "protocol.yaml").read_bytes() == Path("lab.yaml").read_bytes()
+    provenance = json.loads((out / "provenance.json").read_text())
+    roles = {r["role"]: r for r in provenance["inputs"]}
+    assert {"prices", "protocol", "tool_kinds"} <= set(roles) and all(len(roles[r]["sha256"]) == 64 for r in roles)
+    given = provenance["parameters"]
+    assert (given["usage_path"], given["flags_path"], given["prices_path"], given["protocol"]) == (
+        "usage.csv", "protocol-flags.csv", "prices.csv", "protocol.yaml")
+    page = (out / "10_effort_and_protocol.html").read_text(encoding="utf-8")
+    assert "EXAMPLE prices" in page and "score_cost_frontier" in page
+    assert (out / "figures" / "score_cost_frontier.png").is_file()
+    # the audit off: no flags computed; a report folder holding an input is never replaced
+    assert main(["report", "--tasks", files["tasks"][0], "--trajectories", "trajectories.jsonl", "--out", "report",
+                 "--notebooks", "10", "-p", "n_boot", "200", "--quiet", "--no-progress", "--protocol", "none",
+                 "--force"]) == 0  # fmt: skip
+    assert not (out / "protocol-flags.csv").exists() and "The protocol audit is off" in (
+        out / "10_effort_and_protocol.html").read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["report", "--tasks", files["tasks"][0], "--trajectories", "trajectories.jsonl", "--out", "report",
+                 "--prices", "report/usage.csv", "--force", "--quiet"]) == 2
+    assert "contains the input" in capsys.readouterr().err
+    assert main(["report", "--tasks", files["tasks"][0], "--trajectories", "trajectories.jsonl", "--out", "other",
+                 "--prices", "kinds.csv", "--quiet"]) == 2
+    assert "kinds.csv" in capsys.readouterr().err and not Path("other").exists()

@@ -22,7 +22,7 @@ from sgr_kit.schema import STEP_COLUMNS, STEP_KINDS
 from sgr_kit.trajectories import (FORMATS, TrajectoryFormat, TrajectoryNote, is_trajectory_source, iter_trajectories,
                                   load_trajectories, register_format, tool_kind_sources, trajectory_usage)
 from sgr_kit.trajectories import read as read_module
-from sgr_kit.trajectories.usage import USAGE_COLUMNS
+from sgr_kit.trajectories.usage import USAGE_COLUMNS, USAGE_EXTRAS
 
 FIXTURES = Path(__file__).parent / "fixtures" / "trajectories"
 CLAUDE = FIXTURES / "claude-code"
@@ -72,7 +72,7 @@ def result_totals(path: Path) -> dict:
 
 def test_claude_code_totals_equal_the_result_line():
     table = quiet(trajectory_usage, CLAUDE)
-    assert list(table.columns) == list(USAGE_COLUMNS)
+    assert list(table.columns) == [*USAGE_COLUMNS, *USAGE_EXTRAS]
     usage = table.set_index("task_id")
     for path in sorted((CLAUDE / "Claude Opus 4.7").iterdir()):
         row = usage.loc[path.stem]
@@ -427,7 +427,7 @@ def test_any_trajectory_file_gives_a_table_or_an_error_with_its_place(tmp_path, 
         assert "t_001" in str(exc), str(exc)  # the file is named
         return
     assert list(steps.columns) == list(STEP_COLUMNS) and set(steps["kind"]) <= set(STEP_KINDS)
-    assert list(usage.columns) == list(USAGE_COLUMNS)
+    assert list(usage.columns) == [*USAGE_COLUMNS, *USAGE_EXTRAS]
     pa.Table.from_pandas(steps)
     assert not steps["t"].isin([float("inf")]).any()
     for col in ("input_tokens", "output_tokens"):

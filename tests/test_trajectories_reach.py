@@ -61,7 +61,8 @@ def by_hand(steps: pd.DataFrame) -> dict:
             "searches": sum(k == "search" for k in part["kind"]), "fetches": sum(k == "fetch" for k in part["kind"]),
             "pdfs": sum(k == "pdf" for k in part["kind"]), "other_tools": sum(k == "tool" for k in part["kind"]),
             "queries": len({q for q, k in zip(part["query"], part["kind"]) if k == "search" and q}),
-            "time": max(times) if times else None, "tokens": sum(tokens) if tokens else None,
+            "time": max(times) if times else None,
+            "tokens": sum(tokens) if tokens and len(tokens) == len(part) else None,  # a partial sum is no total
         }
     return out
 
@@ -80,6 +81,27 @@ def test_site_reach_agrees_with_a_plain_loop(rng, tasks):
                 assert pd.isna(got), column
             else:
                 assert got == pytest.approx(value), column
+
+
+def test_tokens_are_the_agents_totals_else_every_steps_sum(tmp_path, tasks):
+    steps = [{"kind": "fetch", "url": "https://census.gov/a", "tokens": 100},
+             {"kind": "answer", "text": "a|1", "tokens": 20}]  # fmt: skip
+    records = [
+        {"system": "a", "task_id": "census_001", "steps": steps},
+        {"system": "b", "task_id": "census_001", "steps": [steps[0], {"kind": "answer", "text": "a|1"}]},
+        {"system": "c", "task_id": "census_001", "steps": steps[:1],
+         "totals": {"input_tokens": 5000, "cached_input_tokens": 4000, "output_tokens": 70}},
+        {"system": "d", "task_id": "census_001", "steps": steps, "totals": {"input_tokens": 5000}},
+        {"system": "e", "task_id": "census_001", "steps": [], "totals": {"input_tokens": 9, "output_tokens": 1}},
+    ]  # fmt: skip
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    tokens = site_reach(path, tasks).set_index("system")["tokens"]
+    assert tokens["a"] == 120 and pd.isna(tokens["b"])  # every step's tokens, else unknown
+    assert tokens["c"] == 5070 and tokens["e"] == 10  # the agent's own input + output
+    assert tokens["d"] == 120  # the totals lack the output: the steps' sum
+    with pytest.raises(SgrKitError, match="tool_kinds: a steps table's kinds were decided when it was read"):
+        site_reach(load_trajectories(path), tasks, tool_kinds={"fetch": "tool"})
 
 
 def test_from_a_path_equals_from_the_table(tmp_path, rng, tasks):

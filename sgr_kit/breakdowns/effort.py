@@ -2,8 +2,9 @@
 
 An agent's score means little without what it spent to get it (more model calls, a larger
 reasoning budget or best-of-n buy points). From the usage table of the trajectories
-(:func:`sgr_kit.trajectories.cost.load_usage`: steps, tool calls by kind, distinct hosts,
-input / cached / output / reasoning tokens, seconds and cost per answer) and the scores table:
+(:func:`sgr_kit.trajectories.trajectory_usage` with a price file: steps, tool calls by kind,
+distinct hosts, input / cached / output / reasoning tokens, seconds and cost per answer) and the
+scores table:
 
 - :func:`answer_effort`: one row per answer, its scores beside its effort;
 - :func:`effort_means`: per system, the mean of every effort quantity and of Item-F1 and Row-F1
@@ -75,13 +76,12 @@ def answer_effort(scores: pd.DataFrame, usage: pd.DataFrame, steps: pd.DataFrame
     scores : DataFrame
         The scores table of ``sgr-kit score``.
     usage : DataFrame
-        :func:`sgr_kit.trajectories.cost.load_usage` (or ``trajectory_usage`` priced with
-        :func:`~sgr_kit.trajectories.cost.price_usage`) of the same answers.
+        :func:`sgr_kit.trajectories.trajectory_usage` of the same answers (with ``prices=``
+        for costs the agents do not report); its ``seconds_source`` and ``cost_source`` are
+        kept (without them a value is ``reported`` when known, else ``unknown``).
     steps : DataFrame, optional
         The steps table: where the usage table has no ``seconds`` for a run, its last step's
-        time is used (``seconds_source`` says which: ``reported``, ``last_step`` or ``unknown``).
-        Without it, the usage table's ``last_t`` column (:func:`~sgr_kit.trajectories.cost.load_usage`
-        writes one) serves the same way.
+        time is used (``seconds_source`` ``last_step``). ``trajectory_usage`` already does so.
 
     Returns
     -------
@@ -98,7 +98,7 @@ def answer_effort(scores: pd.DataFrame, usage: pd.DataFrame, steps: pd.DataFrame
     [{'task_id': 'p1', 'item_f1': 1.0, 'steps': 4, 'tokens': 1000.0, 'cost_usd': 0.02, 'cost_source': 'reported'}]
     """
     require_columns(scores, _KEY, name="scores", hint="the scores table of sgr-kit score")
-    require_columns(usage, _KEY, name="usage", hint="the table of sgr_kit.trajectories.cost.load_usage")
+    require_columns(usage, _KEY, name="usage", hint="the table of sgr_kit.trajectories.trajectory_usage")
     for name, frame in (("scores", scores), ("usage", usage)):
         twice = frame.duplicated(_KEY, keep=False)
         if twice.any():
@@ -114,14 +114,12 @@ def answer_effort(scores: pd.DataFrame, usage: pd.DataFrame, steps: pd.DataFrame
     effort["tokens"] = effort["input_tokens"] + effort["output_tokens"]  # NaN when either is unknown
     if "cost_source" not in effort.columns:
         effort["cost_source"] = np.where(effort["cost_usd"].notna(), "reported", "unknown")
-    effort["seconds_source"] = np.where(effort["seconds"].notna(), "reported", "unknown")
-    if steps is not None or "last_t" in effort.columns:
-        if steps is not None:
-            require_columns(steps, [*_KEY, "t"], name="steps", hint="the steps table of load_trajectories")
-            last = _keys(steps).groupby(_KEY)["t"].max().rename("_last").reset_index()
-            effort = effort.merge(last, on=_KEY, how="left")
-        else:
-            effort["_last"] = pd.to_numeric(effort["last_t"], errors="coerce").astype("float64")
+    if "seconds_source" not in effort.columns:
+        effort["seconds_source"] = np.where(effort["seconds"].notna(), "reported", "unknown")
+    if steps is not None:
+        require_columns(steps, [*_KEY, "t"], name="steps", hint="the steps table of load_trajectories")
+        last = _keys(steps).groupby(_KEY)["t"].max().rename("_last").reset_index()
+        effort = effort.merge(last, on=_KEY, how="left")
         fill = effort["seconds"].isna() & effort["_last"].notna()
         effort.loc[fill, "seconds"] = effort.loc[fill, "_last"]
         effort.loc[fill, "seconds_source"] = "last_step"

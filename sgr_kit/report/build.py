@@ -87,6 +87,8 @@ KEY_FIGURES: tuple[tuple[str, str], ...] = (
     ("family_heatmaps", "Item-F1 and Row-F1 by source family (Figure 3)"),
     ("points_lost", "Where the Item-F1 points went"),
     ("site_reach", "How often the task's site was reached, and Item-F1 and Row-F1 with and without reaching it"),
+    ("score_cost_frontier", "Item-F1 and Row-F1 against mean cost per task: the score-cost frontier (costs the "
+                            "agents report, else priced from the report's price file)"),
 )
 
 
@@ -162,6 +164,9 @@ def build_report(
     command: str = "",
     trajectories: str | os.PathLike | None = None,
     language: str = "en",
+    prices: str | os.PathLike | None = None,
+    protocol: str | os.PathLike = "paper",
+    tool_kinds: str | os.PathLike | None = None,
 ) -> ReportResult:
     """Score ``runs`` against ``tasks`` once and build the report in ``out_dir`` (see the module docstring).
 
@@ -204,6 +209,19 @@ def build_report(
         ``runs`` when no runs are given. The demo report uses the demo's.
     language : {"en", "zh"}, default "en"
         The language of answers that name none, as ``sgr-kit score --language``.
+    prices : path, optional
+        A price file (:func:`sgr_kit.trajectories.read_prices`) for the costs the agents do not
+        report; copied into the report. The demo report uses the demo's EXAMPLE prices.
+    protocol : "paper", "none" or path, default "paper"
+        The protocol audit's profile (:func:`sgr_kit.trajectories.protocol.read_protocol`); a
+        profile file is copied into the report; ``"none"`` turns the audit off.
+    tool_kinds : path, optional
+        Tool names and their kinds (:func:`sgr_kit.trajectories.read_tool_kinds`), for site
+        reach, usage and the protocol audit.
+
+    With trajectories, the build computes once, beside ``site-reach.csv``: ``usage.csv`` (one
+    row per run, priced: :func:`sgr_kit.trajectories.trajectory_usage`) and, unless the audit
+    is off, ``protocol-flags.csv`` (:func:`sgr_kit.trajectories.protocol_flags`).
 
     Returns
     -------
@@ -228,7 +246,8 @@ def build_report(
     say = log or (lambda line: None)
     plan = plan_report(tasks, runs, out_dir, audit_labels=audit_labels, label_files=label_files, profile=profile,
                        failure_policy=failure_policy, rules=rules, pairing=pairing, notebooks=notebooks,
-                       parameters=parameters, force=force, trajectories=trajectories)
+                       parameters=parameters, force=force, trajectories=trajectories, prices=prices,
+                       protocol=protocol, tool_kinds=tool_kinds)  # fmt: skip
     out, tasks, runs, audit_labels = plan.out, plan.tasks, plan.runs, plan.audit_labels
     label_files, trajectories = plan.label_files, plan.trajectories
     analysis = plan.analysis
@@ -262,7 +281,10 @@ def build_report(
                   + input_records("pairing", [pairing] if pairing else [])
                   + input_records("audit", [audit_labels] if audit_labels else [])
                   + input_records("labels", list(label_files))
-                  + input_records("trajectories", [trajectories] if trajectories else []))
+                  + input_records("trajectories", [trajectories] if trajectories else [])
+                  + input_records("prices", [plan.prices] if plan.prices else [])
+                  + input_records("protocol", [plan.protocol] if plan.protocol not in ("paper", "none") else [])
+                  + input_records("tool_kinds", [plan.tool_kinds] if plan.tool_kinds else []))
         key = scoring_key(inputs, profile, strict_pairing, language)
         start = time.perf_counter()
         previous = previous_scores(out, key) if force else None
@@ -293,11 +315,21 @@ def build_report(
             shutil.copyfile(audit_labels, building / "audit-labels.csv")
         for i, label_file in enumerate(label_files, 1):
             shutil.copyfile(label_file, building / f"labels-{i}.csv")
-        if trajectories is not None:  # per-answer site reach, computed once and kept in the report
-            from ..trajectories import site_reach
+        if plan.given["prices_path"] is not None:  # the page's inputs, kept inside the report
+            shutil.copyfile(plan.prices, building / plan.given["prices_path"])
+        if plan.protocol not in ("paper", "none"):
+            shutil.copyfile(plan.protocol, building / plan.given["protocol"])
+        if trajectories is not None:  # per-answer site reach, usage and protocol flags, computed once
+            from ..trajectories import protocol_flags, read_tool_kinds, site_reach, trajectory_usage
 
+            kinds = read_tool_kinds(plan.tool_kinds) if plan.tool_kinds else None
             sites = task_set if task_set is not None else load_tasks(*tasks, language=language)
-            write_table(site_reach(trajectories, sites), building / "site-reach.csv", force=True)
+            write_table(site_reach(trajectories, sites, tool_kinds=kinds), building / "site-reach.csv", force=True)
+            usage = trajectory_usage(trajectories, tool_kinds=kinds, prices=plan.prices)
+            write_table(usage, building / "usage.csv", force=True)
+            if plan.given["flags_path"] is not None:
+                flags = protocol_flags(trajectories, sites, protocol=plan.protocol, tool_kinds=kinds, usage=usage)
+                write_table(flags, building / "protocol-flags.csv", force=True)
         write_table(audit(), building / "paper-audit.csv", force=True)
         shown = _subset(loaded.scores, analysis["systems"])
         write_text(format_summary(shown, failure_policy=analysis["failure_policy"]) + "\n", building / "summary.txt",

@@ -96,6 +96,7 @@ PARAMETERS: dict[str, ParameterSpec] = {spec.name: spec for spec in (
     ParameterSpec("site_reach_path", "path", reserved=True, option="--trajectories"),
     ParameterSpec("prices_path", "path", reserved=True, option="--prices"),
     ParameterSpec("protocol", "path", "paper", reserved=True, option="--protocol"),
+    ParameterSpec("tool_kinds_path", "path", reserved=True, option="--tool-kinds"),
     ParameterSpec("usage_path", "path", reserved=True, option="--trajectories"),
     ParameterSpec("flags_path", "path", reserved=True, option="--protocol"),
     ParameterSpec("profile", "choice", "paper", choices=PROFILES, reserved=True, option="--profile"),

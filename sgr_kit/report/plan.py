@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..errors import SgrKitError
-from ..resources import demo_paths, notebooks_dir
+from ..resources import demo_dir, demo_paths, notebooks_dir
 from ..schema import check_failure_policy, check_profile
 from .folder import check_report_folder
 from .parameters import ANALYSIS, PARAMETERS, RESERVED, check_parameters_values
@@ -29,7 +29,7 @@ __all__ = ["NOTEBOOKS", "ReportPlan", "check_parameters", "is_own_page", "notebo
 #: The report's notebooks, in reading order (``notebooks/<name>.ipynb`` shipped with the package).
 NOTEBOOKS: tuple[str, ...] = (
     "01_main_table", "02_constraint_vs_goal", "03_cardinality_bins", "04_family_heatmaps",
-    "05_error_profiles", "06_where_points_went", "09_site_reach",
+    "05_error_profiles", "06_where_points_went", "09_site_reach", "10_effort_and_protocol",
 )
 
 
@@ -131,6 +131,12 @@ class ReportPlan:
     given: dict[str, Any]
     label_files: list[str] = field(default_factory=list)
     trajectories: str | None = None
+    #: The price file (the demo's EXAMPLE prices for the demo report), checked.
+    prices: str | None = None
+    #: ``"paper"``, ``"none"`` or the profile file, checked.
+    protocol: str = "paper"
+    #: The tool-kinds file, checked.
+    tool_kinds: str | None = None
 
     def jobs(self, folder: str | os.PathLike, *, long_names: Sequence[str] = ()) -> list[tuple]:
         """One job per notebook: (notebook, name, folder, the parameters papermill injects, long names to cut)."""
@@ -153,6 +159,9 @@ def plan_report(
     parameters: Mapping[str, Any] | None = None,
     force: bool = False,
     trajectories: str | os.PathLike | None = None,
+    prices: str | os.PathLike | None = None,
+    protocol: str | os.PathLike = "paper",
+    tool_kinds: str | os.PathLike | None = None,
 ) -> ReportPlan:
     """Check every option of a report build, and write nothing (:func:`build_report` calls it first).
 
@@ -160,7 +169,9 @@ def plan_report(
     ``failure_policy`` from ``failure_policy`` or ``parameters`` (the two must agree), every
     value checked against what its notebook accepts, the rest from the notebooks' defaults.
     The notebooks get paths inside the report folder, relative to it (``scores.csv``), so a
-    saved notebook runs again with papermill (``--cwd`` the report folder).
+    saved notebook runs again with papermill (``--cwd`` the report folder). The price file and
+    a protocol profile file are read here (a bad one stops the build before it writes), and
+    given to the effort page as copies inside the report (``prices.csv``, ``protocol.yaml``).
 
     Raises
     ------
@@ -181,13 +192,15 @@ def plan_report(
         tasks, runs = [str(demo["constraint"]), str(demo["goal"])], [str(demo["runs"])]
         audit_labels = audit_labels or str(demo["audit"])
         trajectories = str(demo["trajectories"])
+        prices = prices or str(demo_dir() / "prices-example.csv")  # EXAMPLE prices, marked so in the file
     elif not tasks or not runs:
         raise SgrKitError("report: give both --tasks and --runs, or neither to build the demo report")
     label_files = [str(f) for f in label_files or ()]
     sources = resolve_notebooks(notebooks)
     user_notebooks = [str(p) for p in sources if not is_own_page(p)]
-    inputs = [*tasks, *runs, *(x for x in (audit_labels, rules, pairing, trajectories) if x), *label_files,
-              *user_notebooks]
+    profile_file = None if str(protocol) in ("paper", "none") else str(protocol)
+    inputs = [*tasks, *runs, *(x for x in (audit_labels, rules, pairing, trajectories, prices, profile_file,
+                                           tool_kinds) if x), *label_files, *user_notebooks]  # fmt: skip
     out = check_report_folder(out_dir, force=force, inputs=inputs)
     known = check_parameters(parameters, sources)
     if audit_labels is not None and not Path(audit_labels).is_file():
@@ -197,12 +210,26 @@ def plan_report(
             raise SgrKitError(f"label file {label_file} does not exist; expected an annotator's label CSV")
     if trajectories is not None and not Path(trajectories).exists():
         raise SgrKitError(f"trajectories {trajectories} do not exist; expected a JSONL file or a folder")
+    from ..trajectories import read_prices, read_tool_kinds
+    from ..trajectories.protocol import read_protocol
+
+    if prices is not None:
+        read_prices(prices)
+    audit_off = read_protocol(protocol) is None
+    if tool_kinds is not None:
+        read_tool_kinds(tool_kinds)
     analysis = {name: parameters.get(name, PARAMETERS[name].default) for name in ANALYSIS}
     given = {"scores_path": "scores.csv", "cells_path": "cells.parquet",
              "audit_path": "audit-labels.csv" if audit_labels is not None else None, "output_dir": ".",
              "label_paths": [f"labels-{i}.csv" for i in range(1, len(label_files) + 1)] or None,
              "site_reach_path": "site-reach.csv" if trajectories is not None else None,
+             "usage_path": "usage.csv" if trajectories is not None else None,
+             "flags_path": "protocol-flags.csv" if trajectories is not None and not audit_off else None,
+             "prices_path": None if prices is None else f"prices{Path(prices).suffix.lower()}",
+             "protocol": str(protocol) if profile_file is None else f"protocol{Path(profile_file).suffix.lower()}",
              "profile": profile, **analysis}
     return ReportPlan(out, [str(t) for t in tasks], [str(r) for r in runs],
                       None if audit_labels is None else str(audit_labels), sources, known, analysis, given,
-                      label_files, None if trajectories is None else str(trajectories))
+                      label_files, None if trajectories is None else str(trajectories),
+                      None if prices is None else str(prices), str(protocol),
+                      None if tool_kinds is None else str(tool_kinds))

@@ -7,8 +7,10 @@
 - :mod:`.agents`: Claude Code ``stream-json`` transcripts and session logs, OpenAI Responses API
   items and OpenAI-style chat messages;
 - :mod:`.usage`: :func:`trajectory_usage` (one row per trajectory: tool calls, tokens, cost,
-  seconds as the agent reports them) and :func:`tool_kind_sources` (which tools the name rule
-  alone classified);
+  seconds as the agent reports them, costs priced from a price file where the agent reports
+  none) and :func:`tool_kind_sources` (which tools the name rule alone classified);
+- :mod:`.cost`: price files (:func:`read_prices`) and a usage table's costs with their source;
+- :mod:`.protocol`: :func:`protocol_flags`, whether each run kept the protocol;
 - :mod:`.hosts`: hosts of URLs and a task's site (:func:`task_sites`);
 - :mod:`.reach`: :func:`site_reach`, one row per answer.
 
@@ -25,6 +27,8 @@ from .reach import reach_columns, site_reach
 from .read import (FORMATS, TrajectoryFormat, TrajectoryNote, is_trajectory_source, iter_trajectories,
                    load_trajectories, register_format, steps_frame, trajectory_answers)
 from .steps import EXCERPT_CHARS, KNOWN_TOOLS, Step, Trajectory, classify_tool, kind_of_tool, tool_step
+from .cost import read_prices
+from .protocol import protocol_flags
 from .usage import read_tool_kinds, tool_kind_sources, trajectory_usage
 
 __all__ = [
@@ -32,5 +36,5 @@ __all__ = [
     "load_trajectories", "iter_trajectories", "trajectory_answers", "is_trajectory_source", "steps_frame",
     "site_reach", "reach_columns", "host_of", "on_site", "task_sites", "url_list", "kind_of_tool", "tool_step",
     "classify_tool", "KNOWN_TOOLS", "FORMATS", "TrajectoryFormat", "TrajectoryNote", "register_format",
-    "trajectory_usage", "tool_kind_sources", "read_tool_kinds",
+    "trajectory_usage", "tool_kind_sources", "read_tool_kinds", "read_prices", "protocol_flags",
 ]  # fmt: skip

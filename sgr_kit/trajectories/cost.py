@@ -18,7 +18,7 @@ row has one. :func:`price_usage` fills a usage table's ``cost_usd`` from the pri
 agent reported no cost of its own, and says where every cost came from in ``cost_source``:
 ``reported`` (the agent's own figure, never replaced), ``priced`` (tokens times prices) or
 ``unknown`` (no price row for the system or model, or tokens not reported: left missing,
-never 0).
+never 0). :func:`sgr_kit.trajectories.trajectory_usage` applies it when given ``prices=``.
 """
 
 from __future__ import annotations
@@ -37,8 +37,7 @@ import yaml
 from ..errors import SgrKitError, where
 from ..schema import TEXT_DTYPE
 
-__all__ = ["PRICE_COLUMNS", "COST_SOURCES", "USAGE_COLUMNS", "read_prices", "price_usage", "call_cost", "steps_usage",
-           "load_usage", "with_tool_kinds"]
+__all__ = ["PRICE_COLUMNS", "COST_SOURCES", "read_prices", "price_usage", "call_cost", "is_example_prices"]
 
 #: Columns of :func:`read_prices`, in order: ``match`` is ``"system"`` or ``"model"``, ``name`` the
 #: system or model, the prices in USD per million tokens (``per_search`` USD per search, NaN when
@@ -48,7 +47,6 @@ PRICE_COLUMNS: tuple[str, ...] = ("match", "name", "input", "cached_input", "out
 COST_SOURCES: tuple[str, ...] = ("reported", "priced", "unknown")
 _PRICES = ("input", "cached_input", "output")
 _ALLOWED = frozenset(("system", "model", *_PRICES, "per_search", "note"))
-_KEY = ["system", "task_id", "repeat"]
 
 
 def call_cost(input_tokens: float, cached_input_tokens: float, output_tokens: float, *, input: float,
@@ -236,6 +234,25 @@ million tokens (a number >= 0); found 'cheap'
     return table.astype({"match": TEXT_DTYPE, "name": TEXT_DTYPE, "source": TEXT_DTYPE})
 
 
+def is_example_prices(path: str | os.PathLike) -> bool:
+    """True when a price file marks itself as an example: a ``#`` comment starting with ``EXAMPLE``.
+
+    Pages that use such a file say so beside every priced cost ("EXAMPLE prices: made up").
+
+    Examples
+    --------
+    >>> from sgr_kit.resources import demo_dir
+    >>> is_example_prices(demo_dir() / "prices-example.csv")
+    True
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return any(line.lstrip().startswith("#") and line.lstrip().lstrip("#").strip().startswith("EXAMPLE")
+               for line in text.splitlines())  # fmt: skip
+
+
 def _lookup(prices: pd.DataFrame) -> tuple[dict[str, dict], dict[str, dict]]:
     by = {"system": {}, "model": {}}
     for row in prices.to_dict("records"):
@@ -325,142 +342,3 @@ def price_usage(usage: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
     out["cost_usd"] = cost
     out["cost_source"] = pd.Series(source, index=out.index, dtype=TEXT_DTYPE)
     return out
-
-
-#: Columns of :func:`steps_usage`, in order (those of ``trajectory_usage``, with ``hosts``).
-USAGE_COLUMNS: tuple[str, ...] = (
-    "system", "task_id", "repeat", "format", "model", "steps", "tool_calls", "searches", "fetches", "pdfs",
-    "other_tools", "hosts", "input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens", "cost_usd",
-    "seconds",
-)  # fmt: skip
-_TOKENS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")
-_TOOL_KINDS = ("search", "fetch", "pdf", "tool")
-
-
-def with_tool_kinds(steps: pd.DataFrame, tool_kinds: Any = None) -> pd.DataFrame:
-    """``steps`` with the kind of each tool call named in ``tool_kinds`` (tool name -> kind) replaced.
-
-    Only tool calls (kinds search, fetch, pdf, tool) are re-kinded; messages and answers stay.
-
-    Examples
-    --------
-    >>> s = pd.DataFrame({"kind": ["tool", "fetch", "message"], "tool": ["serper", "WebFetch", "serper"]})
-    >>> with_tool_kinds(s, {"serper": "search"})["kind"].tolist()
-    ['search', 'fetch', 'message']
-    """
-    if not tool_kinds:
-        return steps
-    if not isinstance(tool_kinds, dict):
-        raise SgrKitError(f"tool_kinds: expected a mapping of tool name to kind; found {type(tool_kinds).__name__}")
-    bad = {name: kind for name, kind in tool_kinds.items() if kind not in _TOOL_KINDS}
-    if bad:
-        name, kind = next(iter(bad.items()))
-        raise SgrKitError(f"tool_kinds: tool {name!r}: kind must be one of {', '.join(_TOOL_KINDS)}; found {kind!r}")
-    mapped = steps["tool"].map(tool_kinds)
-    call = steps["kind"].isin(_TOOL_KINDS) & mapped.notna()
-    return steps.assign(kind=steps["kind"].where(~call, mapped).astype(steps["kind"].dtype))
-
-
-def steps_usage(steps: pd.DataFrame, *, tool_kinds: Any = None) -> pd.DataFrame:
-    """One row per trajectory of a steps table: its effort as the steps alone tell it (:data:`USAGE_COLUMNS`).
-
-    Steps and tool calls by kind, distinct hosts, and the sums of the per-step token columns
-    the table has (``input_tokens``, ``cached_input_tokens``, ``output_tokens``,
-    ``reasoning_tokens``; missing when the table has none or no step reports them). What only
-    the agent's own totals hold is missing: ``model``, ``cost_usd`` and ``seconds`` (a run's
-    duration is not its last step's time). :func:`sgr_kit.trajectories.trajectory_usage` reads
-    those totals too; this is what is known from a steps table.
-
-    Examples
-    --------
-    >>> s = pd.DataFrame({"system": "a", "task_id": "t", "repeat": 0, "step": [0, 1, 2],
-    ...     "kind": ["search", "fetch", "answer"], "tool": "", "host": ["", "x.org", ""],
-    ...     "input_tokens": [100, 200, None], "output_tokens": [10, 20, 5]})
-    >>> u = steps_usage(s)
-    >>> u[["steps", "tool_calls", "searches", "hosts", "input_tokens", "output_tokens", "cost_usd"]].to_dict("records")
-    [{'steps': 3, 'tool_calls': 2, 'searches': 1, 'hosts': 1, 'input_tokens': 300, 'output_tokens': 35, \
-'cost_usd': nan}]
-    """
-    missing = [c for c in ("system", "task_id", "repeat", "kind") if c not in steps.columns]
-    if missing:
-        raise SgrKitError(f"steps lacks column(s) {', '.join(missing)}; expected the steps table of "
-                          f"sgr_kit.trajectories.load_trajectories")  # fmt: skip
-    steps = with_tool_kinds(steps, tool_kinds)
-    kind = steps["kind"]
-    host = steps["host"].where(steps["host"] != "") if "host" in steps.columns else pd.Series(np.nan, steps.index)
-    frame = steps[_KEY].assign(
-        _one=1, _call=kind.isin(_TOOL_KINDS), _search=kind == "search", _fetch=kind == "fetch", _pdf=kind == "pdf",
-        _other=kind == "tool", _host=host,
-        **{f"_{c}": pd.to_numeric(steps[c], errors="coerce").astype("float64") if c in steps.columns else np.nan
-           for c in _TOKENS},
-    )  # fmt: skip
-    g = frame.groupby(_KEY, sort=False)
-    out = pd.DataFrame({
-        "steps": g["_one"].sum(), "tool_calls": g["_call"].sum(), "searches": g["_search"].sum(),
-        "fetches": g["_fetch"].sum(), "pdfs": g["_pdf"].sum(), "other_tools": g["_other"].sum(),
-        "hosts": g["_host"].nunique(), **{c: g[f"_{c}"].sum(min_count=1) for c in _TOKENS},
-    }).reset_index()  # fmt: skip
-    out["format"] = ""
-    out["model"] = pd.Series(pd.NA, index=out.index, dtype=TEXT_DTYPE if TEXT_DTYPE != "object" else object)
-    out["cost_usd"] = np.nan
-    out["seconds"] = np.nan
-    for column in ("steps", "tool_calls", "searches", "fetches", "pdfs", "other_tools", "hosts"):
-        out[column] = out[column].astype("int64")
-    for column in _TOKENS:
-        out[column] = pd.array([pd.NA if pd.isna(v) else int(v) for v in out[column]], dtype="Int64")
-    return out[list(USAGE_COLUMNS)]
-
-
-def load_usage(source: Any, *, steps: pd.DataFrame | None = None, prices: Any = None,
-               tool_kinds: Any = None) -> pd.DataFrame:  # fmt: skip
-    """The usage table of trajectories, with distinct ``hosts``, costs and ``cost_source``.
-
-    Parameters
-    ----------
-    source : path or DataFrame
-        Trajectories (a JSONL file or a folder), or their steps table.
-    steps : DataFrame, optional
-        The steps table of ``source`` when already loaded (not read again).
-    prices : path or DataFrame, optional
-        A price file (:func:`read_prices`); costs the agents report are kept.
-    tool_kinds : mapping, optional
-        Tool name -> step kind (:func:`with_tool_kinds`).
-
-    Returns
-    -------
-    DataFrame
-        One row per trajectory: :func:`sgr_kit.trajectories.trajectory_usage` of a path (what the
-        agents report: tokens, cost, duration, model), or :func:`steps_usage` of a steps table (or
-        of a path when that reader is not installed), with ``hosts`` from the steps, ``last_t``
-        (the time of the run's last step; NaN when unknown) and ``cost_usd`` / ``cost_source`` from
-        :func:`price_usage`.
-    """
-    if isinstance(source, pd.DataFrame):
-        steps = source
-    reader = None
-    if not isinstance(source, pd.DataFrame):
-        import sgr_kit.trajectories as package
-
-        reader = getattr(package, "trajectory_usage", None)
-    if steps is None:
-        from .read import load_trajectories
-
-        steps = load_trajectories(source)
-    from_steps = steps_usage(steps, tool_kinds=tool_kinds)
-    last = steps.groupby(_KEY, sort=False)["t"].max().rename("last_t").reset_index() if len(steps) else None
-    if reader is None:
-        usage = from_steps
-    else:
-        usage = reader(source, tool_kinds=tool_kinds) if tool_kinds else reader(source)
-        if "hosts" not in usage.columns:
-            keys = usage[_KEY].astype({"system": str, "task_id": str, "repeat": "int64"})
-            hosts = from_steps[[*_KEY, "hosts"]].astype({"system": str, "task_id": str, "repeat": "int64"})
-            usage = usage.assign(**{c: keys[c] for c in _KEY}).merge(hosts, on=_KEY, how="left")
-            usage["hosts"] = usage["hosts"].fillna(0).astype("int64")  # no step: no host
-    if last is not None:
-        keys = usage[_KEY].astype({"system": str, "task_id": str, "repeat": "int64"})
-        last = last.astype({"system": str, "task_id": str, "repeat": "int64"})
-        usage = usage.assign(**{c: keys[c] for c in _KEY}).merge(last, on=_KEY, how="left")
-    else:
-        usage = usage.assign(last_t=np.nan)
-    return price_usage(usage, prices)

@@ -55,7 +55,6 @@ import yaml
 from ..errors import SgrKitError
 from ..schema import TEXT_DTYPE
 from ..types import Task
-from .cost import with_tool_kinds
 
 __all__ = ["FLAGS", "FLAG_COLUMNS", "Protocol", "PAPER_PROTOCOL", "read_protocol", "protocol_flags"]
 
@@ -259,13 +258,18 @@ def _durations(usage: pd.DataFrame | None) -> dict[tuple, float]:
                           f"sgr_kit.trajectories.trajectory_usage")  # fmt: skip
     seconds = pd.to_numeric(usage["seconds"], errors="coerce").astype("float64")
     keep = seconds.notna()
+    if "seconds_source" in usage.columns:  # a duration the agent did not report is its last step's time
+        keep &= (usage["seconds_source"] == "reported").to_numpy()
     keys = zip(usage.loc[keep, "system"].astype(str), usage.loc[keep, "task_id"].astype(str),
                usage.loc[keep, "repeat"].astype(int))  # fmt: skip
     return dict(zip(keys, seconds[keep]))
 
 
-def _steps(source: Any) -> pd.DataFrame:
+def _steps(source: Any, tool_kinds: Any = None) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame):
+        if tool_kinds is not None:
+            raise SgrKitError("tool_kinds: a steps table's kinds were decided when it was read; pass tool_kinds to "
+                              "load_trajectories (or the trajectories' path to protocol_flags)")  # fmt: skip
         missing = [c for c in (*_KEY, "step", "kind", "tool", "url", "query", "t") if c not in source.columns]
         if missing:
             raise SgrKitError(f"trajectories lacks column(s) {', '.join(missing)}; expected the steps table of "
@@ -273,7 +277,7 @@ def _steps(source: Any) -> pd.DataFrame:
         return source
     from .read import load_trajectories
 
-    return load_trajectories(source)
+    return load_trajectories(source, tool_kinds=tool_kinds)
 
 
 def _fmt(seconds: float) -> str:
@@ -340,7 +344,7 @@ def protocol_flags(
     tasks: Any = None,
     *,
     protocol: Any = "paper",
-    tool_kinds: Mapping[str, str] | None = None,
+    tool_kinds: Any = None,
     usage: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One row per answer and protocol flag it raises (see the module docstring for the flags).
@@ -354,13 +358,16 @@ def protocol_flags(
         the benchmark). None: that check is left out; the others run.
     protocol : "paper", "none", path, mapping or Protocol, default "paper"
         The profile (:func:`read_protocol`); ``"none"`` returns an empty table.
-    tool_kinds : mapping of str to str, optional
-        Tool name -> step kind, for tools whose kind the name does not tell (a search tool
-        called ``serper``); applied before the check.
+    tool_kinds : mapping, path or None
+        Tool names and their kinds, for tools whose kind the name does not tell (a search tool
+        called ``serper``): passed to :func:`~sgr_kit.trajectories.load_trajectories` when
+        ``path_or_steps`` is a path. A steps table's kinds were decided when it was read (pass
+        them to ``load_trajectories``), so giving both is an error.
     usage : DataFrame, optional
-        :func:`sgr_kit.trajectories.trajectory_usage` of the same runs: its ``seconds`` (the
-        agent's reported duration) is the run's duration where given. Without it the duration
-        is the last step's time, and a stall at the end of a run cannot be seen.
+        :func:`sgr_kit.trajectories.trajectory_usage` of the same runs: its ``seconds`` where
+        the agent reported it (``seconds_source`` ``reported``, when the table has that column)
+        is the run's duration. Without it the duration is the last step's time, and a stall at
+        the end of a run cannot be seen.
 
     Returns
     -------
@@ -372,7 +379,8 @@ def protocol_flags(
     Raises
     ------
     SgrKitError
-        A table that is not a steps table, a bad profile, a bad ``tool_kinds``.
+        A table that is not a steps table, a bad profile, a bad ``tool_kinds`` (or one given with
+        a steps table).
 
     Examples
     --------
@@ -391,7 +399,7 @@ def protocol_flags(
     empty = pd.DataFrame({c: pd.Series(dtype="int64" if c == "repeat" else TEXT_DTYPE) for c in FLAG_COLUMNS})
     if profile is None:
         return empty
-    steps = with_tool_kinds(_steps(path_or_steps), dict(tool_kinds) if tool_kinds else None)
+    steps = _steps(path_or_steps, tool_kinds)
     table = _task_map(tasks)
     durations = _durations(usage)
     names = [re.compile(p, re.IGNORECASE) for p in profile.benchmark_names]

@@ -96,7 +96,7 @@ def _measure(steps: pd.DataFrame, sites: dict[str, tuple[str, ...]]) -> pd.DataF
         "other_tools": g["_other"].sum(),
         "queries": g["_query"].nunique(),
         "time": g["_t"].max(),
-        "tokens": g["_tokens"].sum(min_count=1),
+        "tokens": g["_tokens"].sum(min_count=1).where(g["_tokens"].count() == g["_step"].size()),
     }).reset_index()  # fmt: skip
     out["reached_site"] = out["first_site_step"].notna()
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -122,7 +122,7 @@ def _typed(out: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def site_reach(trajectories: pd.DataFrame | str | os.PathLike, tasks: Any) -> pd.DataFrame:
+def site_reach(trajectories: pd.DataFrame | str | os.PathLike, tasks: Any, *, tool_kinds: Any = None) -> pd.DataFrame:
     """Per answer: its steps, tool calls, hosts, and whether and when it reached the task's website.
 
     The task's site is the set of hosts of its ``start_url`` and ``all_involved_urls``
@@ -139,6 +139,9 @@ def site_reach(trajectories: pd.DataFrame | str | os.PathLike, tasks: Any) -> pd
         (streamed in batches of 500 trajectories, so memory holds one batch's steps, without their texts).
     tasks : TaskSet or iterable of Task
         The tasks (:func:`sgr_kit.load_tasks`), with ``start_url`` or ``all_involved_urls``.
+    tool_kinds : mapping, path or None
+        Tool names and their kinds, for a path (:func:`~sgr_kit.trajectories.load_trajectories`);
+        a steps table's kinds were decided when it was read, so giving both is an error.
 
     Returns
     -------
@@ -153,7 +156,9 @@ def site_reach(trajectories: pd.DataFrame | str | os.PathLike, tasks: Any) -> pd
         - ``site_fetch_share``: of the steps with a URL, the share on the site (NaN without any);
         - ``searches, fetches, pdfs, other_tools``: tool calls by kind; ``queries``: distinct
           search queries; ``time``: the largest step time (seconds; NaN when unknown);
-          ``tokens``: their sum (<NA> when unknown).
+        - ``tokens``: the run's input plus output tokens as the agent reports them for the whole
+          run (a trajectory's totals, read from a path), else the sum of its steps' ``tokens``
+          when every step has them, else <NA> (a partial sum is no total).
 
     Raises
     ------
@@ -175,6 +180,9 @@ def site_reach(trajectories: pd.DataFrame | str | os.PathLike, tasks: Any) -> pd
     """
     table = _task_map(tasks)
     if isinstance(trajectories, pd.DataFrame):
+        if tool_kinds is not None:
+            raise SgrKitError("tool_kinds: a steps table's kinds were decided when it was read; pass tool_kinds to "
+                              "load_trajectories (or the trajectories' path to site_reach)")  # fmt: skip
         needed = [c for c in STEP_COLUMNS if c not in _USAGE_COLUMNS]  # a table of before the usage columns works
         missing = [c for c in needed if c not in trajectories.columns]
         if missing:
@@ -185,7 +193,7 @@ def site_reach(trajectories: pd.DataFrame | str | os.PathLike, tasks: Any) -> pd
         sites = _sites(pd.unique(trajectories["task_id"].astype(str)), table)
         return _typed(_measure(trajectories, sites))
     parts, batch = [], []
-    for tr in iter_trajectories(trajectories):
+    for tr in iter_trajectories(trajectories, tool_kinds=tool_kinds):
         batch.append(dataclasses.replace(tr, steps=tuple(s._replace(text="") for s in tr.steps)))  # texts unused
         if len(batch) >= _BATCH:
             parts.append(_batch(batch, table))
@@ -199,11 +207,19 @@ def _batch(batch: list, table: Mapping[str, Task]) -> pd.DataFrame:
     sites = _sites(dict.fromkeys(tr.task_id for tr in batch), table)
     empty = [tr for tr in batch if not tr.steps]  # trajectories with no step still are answers
     out = _measure(steps, sites)
+    reported = {(tr.system, tr.task_id, tr.repeat): tr.totals["input_tokens"] + tr.totals["output_tokens"]
+                for tr in batch if tr.totals and tr.totals.get("input_tokens") is not None
+                and tr.totals.get("output_tokens") is not None}  # fmt: skip
+    if reported:
+        keys = list(zip(out["system"].astype(str), out["task_id"].astype(str), out["repeat"].astype(int)))
+        agent = pd.Series([reported.get(k, np.nan) for k in keys], index=out.index, dtype="float64")
+        out["tokens"] = agent.where(agent.notna(), out["tokens"])
     if empty:
         rows = pd.DataFrame({"system": [t.system for t in empty], "task_id": [t.task_id for t in empty],
                              "repeat": [t.repeat for t in empty]})  # fmt: skip
+        tokens = [reported.get((t.system, t.task_id, t.repeat), np.nan) for t in empty]
         rows = rows.assign(steps=0, tool_calls=0, hosts=0, first_site_step=np.nan, searches=0, fetches=0, pdfs=0,
-                           other_tools=0, queries=0, time=np.nan, tokens=np.nan, reached_site=False,
+                           other_tools=0, queries=0, time=np.nan, tokens=tokens, reached_site=False,
                            site_fetch_share=np.nan)  # fmt: skip
         out = pd.concat([out, rows], ignore_index=True)
     return out

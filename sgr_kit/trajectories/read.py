@@ -55,7 +55,8 @@ from ..errors import SgrKitError, where
 from ..schema import STEP_COLUMNS, STEP_KINDS
 from . import codex, inspect_log
 from .agents import RESPONSES_TYPES, ChatReader, ClaudeCodeReader, ClaudeSessionReader, ResponsesReader
-from .steps import Step, Trajectory, active_tool_kinds, native_step, read_tool_kinds, using_tool_kinds
+from .steps import (Step, Trajectory, active_tool_kinds, native_step, read_tool_kinds, record_totals,
+                    using_tool_kinds)
 
 __all__ = [
     "iter_trajectories", "load_trajectories", "trajectory_answers", "is_trajectory_source", "steps_frame",
@@ -322,7 +323,8 @@ def _record(record: dict, loc: str, default: tuple[str, str, int] | None,
                 raise SgrKitError(f"{loc}: {key} is {given!r:.60} but the file's place in the folder says {value!r}")
     with using_tool_kinds(kinds):
         steps, fmt, calls = _record_steps(record, loc)
-    return Trajectory(system, task_id, repeat, tuple(steps), loc, fmt, None, calls)
+    totals = record_totals(record.get("totals"), loc=loc)
+    return Trajectory(system, task_id, repeat, tuple(steps), loc, fmt, totals, calls)
 
 
 def _record_steps(record: dict, loc: str) -> tuple[list[Step], str, dict | None]:

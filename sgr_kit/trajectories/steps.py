@@ -12,7 +12,9 @@ given), ``text`` (what the step returned or said), ``t`` (seconds since the traj
 started), ``tokens`` (tokens of the model call that made the step) and that call's
 ``input_tokens``, ``cached_input_tokens``, ``output_tokens``, ``reasoning_tokens``. Unknown
 keys are ignored. :func:`native_step` checks one; :func:`tool_step` turns an agent's tool call
-(Claude Code's ``tool_use``, an OpenAI ``tool_calls`` entry) into a step.
+(Claude Code's ``tool_use``, an OpenAI ``tool_calls`` entry) into a step. A record's
+``totals`` (what the agent reports for the whole run: :data:`TOTAL_KEYS`) is checked by
+:func:`record_totals`.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ from ..schema import STEP_KINDS, TOOL_KINDS
 from .hosts import first_url, host_of
 
 __all__ = [
-    "EXCERPT_CHARS", "TOTAL_KEYS", "KNOWN_TOOLS", "Step", "Trajectory", "excerpt", "native_step", "tool_step",
+    "EXCERPT_CHARS", "TOTAL_KEYS", "KNOWN_TOOLS", "Step", "Trajectory", "excerpt", "native_step", "record_totals",
+    "tool_step",
     "kind_of_tool", "classify_tool", "using_tool_kinds", "active_tool_kinds", "read_tool_kinds",
 ]  # fmt: skip
 
@@ -366,6 +369,41 @@ def _text(value: Any, *, what: str, loc: str) -> str:
     if not isinstance(value, str):
         raise SgrKitError(f"{loc}: {what} must be a string; found {type(value).__name__} {value!r:.60}")
     return value
+
+
+def record_totals(raw: Any, *, loc: str) -> dict | None:
+    """Check a record's ``totals`` (what the agent reports for the whole run) and return them.
+
+    Keys are those of :data:`TOTAL_KEYS`, each optional (missing or null: not reported): the
+    token counts whole numbers >= 0, ``cost_usd`` (USD) and ``seconds`` (the run's duration)
+    numbers >= 0, ``model`` a string. ``raw`` None (no ``totals``) gives None.
+
+    Examples
+    --------
+    >>> record_totals({"cost_usd": 0.42, "seconds": 812.5, "model": "m-1"}, loc="x.jsonl:3")["cost_usd"]
+    0.42
+    >>> record_totals({"cost_usd": "cheap"}, loc="x.jsonl:3")
+    Traceback (most recent call last):
+    ...
+    sgr_kit.errors.SgrKitError: x.jsonl:3: totals.cost_usd must be a number >= 0 or null; found 'cheap'
+    """
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise SgrKitError(f"{loc}: totals must be an object (what the agent reports for the whole run: "
+                          f"{', '.join(TOTAL_KEYS)}); found {type(raw).__name__} {raw!r:.60}")  # fmt: skip
+    unknown = [k for k in raw if k not in TOTAL_KEYS]
+    if unknown:
+        raise SgrKitError(f"{loc}: totals.{str(unknown[0])[:60]} is not a total; expected some of "
+                          f"{', '.join(TOTAL_KEYS)}")  # fmt: skip
+    out: dict = {}
+    for key in TOTAL_KEYS:
+        if key == "model":
+            model = _text(raw.get(key), what="totals.model", loc=loc).strip()
+            out[key] = model or None
+        else:
+            out[key] = number(raw.get(key), what=f"totals.{key}", loc=loc, integer=key in _USAGE_KEYS)
+    return out
 
 
 def native_step(raw: Any, *, loc: str) -> Step:

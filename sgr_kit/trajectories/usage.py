@@ -1,8 +1,9 @@
 """What each run spent and did, one row per trajectory; which tools were classified how.
 
 - :func:`trajectory_usage`: steps, tool calls by kind, tokens, cost and seconds per trajectory,
-  as the agent itself reports them (Claude Code's ``result`` line) or else summed over its model
-  calls when every call reported them; unknown is missing, never 0;
+  as the agent itself reports them (Claude Code's ``result`` line, a record's ``totals``) or else
+  summed over its model calls when every call reported them; unknown is missing, never 0; with
+  a price file, the cost of the runs whose agent reports none (:mod:`.cost`);
 - :func:`tool_kind_sources`: every tool with its kind, what decided it (the user's tool kinds,
   the table of known tools, or the name rule alone) and how often it was called, so a user can
   check the name rule and correct it with a tool-kinds file;
@@ -17,11 +18,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from ..schema import TOOL_KINDS
+from .cost import price_usage
 from .read import iter_trajectories
 from .steps import read_tool_kinds
 
 __all__ = [
-    "USAGE_COLUMNS", "TOOL_KIND_COLUMNS", "trajectory_usage", "tool_kind_sources", "read_tool_kinds",
+    "USAGE_COLUMNS", "USAGE_EXTRAS", "TOOL_KIND_COLUMNS", "trajectory_usage", "tool_kind_sources", "read_tool_kinds",
     "check_trajectories",
 ]  # fmt: skip
 
@@ -30,6 +32,8 @@ USAGE_COLUMNS: tuple[str, ...] = (
     "system", "task_id", "repeat", "format", "steps", "tool_calls", "searches", "fetches", "pdfs", "other_tools",
     "input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "seconds",
 )  # fmt: skip
+#: Columns :func:`trajectory_usage` adds after :data:`USAGE_COLUMNS`, in order.
+USAGE_EXTRAS: tuple[str, ...] = ("model", "hosts", "seconds_source", "cost_source")
 #: Columns of :func:`tool_kind_sources`, in order.
 TOOL_KIND_COLUMNS: tuple[str, ...] = ("tool", "kind", "decided_by", "calls")
 
@@ -41,13 +45,19 @@ def _total(tr, key: str) -> Any:
         return tr.totals[key]
     if key in _TOKEN_KEYS and tr.calls_totals is not None:
         return tr.calls_totals.get(key)
-    if key == "seconds":
-        times = [s.t for s in tr.steps if s.t == s.t]
-        return max(times) if times else None
     return None
 
 
-def trajectory_usage(path: Any, *, format: str | None = None, tool_kinds: Any = None) -> pd.DataFrame:
+def _seconds(tr) -> tuple[float | None, str]:
+    reported = _total(tr, "seconds")
+    if reported is not None:
+        return reported, "reported"
+    times = [s.t for s in tr.steps if s.t == s.t]
+    return (max(times), "last_step") if times else (None, "unknown")
+
+
+def trajectory_usage(path: Any, *, format: str | None = None, tool_kinds: Any = None,
+                     prices: Any = None) -> pd.DataFrame:  # fmt: skip
     """One row per trajectory: what it did and what it spent, as the agent reports it.
 
     Parameters
@@ -58,6 +68,9 @@ def trajectory_usage(path: Any, *, format: str | None = None, tool_kinds: Any = 
         Read every file as this format (a name of :data:`~sgr_kit.trajectories.read.FORMATS`).
     tool_kinds : mapping, path or None
         Tool names and their kinds, taken first (:func:`read_tool_kinds`).
+    prices : path, DataFrame or None
+        A price file (:func:`sgr_kit.trajectories.cost.read_prices`): ``cost_usd`` is filled from
+        it where the agent reports no cost (:func:`sgr_kit.trajectories.cost.price_usage`).
 
     Returns
     -------
@@ -67,9 +80,14 @@ def trajectory_usage(path: Any, *, format: str | None = None, tool_kinds: Any = 
         ``other_tools``; ``input_tokens`` (every prompt token, cached ones included),
         ``cached_input_tokens``, ``output_tokens`` (reasoning included), ``reasoning_tokens``,
         ``cost_usd`` and ``seconds`` (the run's duration). Each is the agent's own total where it
-        reports one (Claude Code's ``result`` line), else the sum over the run's model calls when
-        every call reported it, else missing (<NA>, NaN), never 0. ``seconds`` without a
-        reported duration is the time of the last timed step since the first.
+        reports one (Claude Code's ``result`` line, a record's ``totals``), else the sum over the
+        run's model calls when every call reported it, else missing (<NA>, NaN), never 0.
+        ``seconds`` without a reported duration is the time of the last timed step since the start.
+        Then :data:`USAGE_EXTRAS`: ``model`` (the model the agent names, ``""`` when it names
+        none), ``hosts`` (distinct hosts of the steps' URLs), ``seconds_source`` (``reported``,
+        ``last_step`` or ``unknown``) and ``cost_source`` (``reported``: the agent's own cost,
+        never replaced; ``priced``: tokens times ``prices``; ``unknown``: neither, the cost
+        stays missing), always present.
 
     Examples
     --------
@@ -85,19 +103,22 @@ def trajectory_usage(path: Any, *, format: str | None = None, tool_kinds: Any = 
     for tr in iter_trajectories(path, format=format, tool_kinds=tool_kinds):
         kinds = Counter(s.kind for s in tr.steps)
         calls = sum(kinds[k] for k in TOOL_KINDS)
+        seconds, seconds_source = _seconds(tr)
+        hosts = len({s.host for s in tr.steps if s.host})
         rows.append((tr.system, tr.task_id, tr.repeat, tr.format, len(tr.steps), calls, kinds["search"],
                      kinds["fetch"], kinds["pdf"], kinds["tool"], *(_total(tr, k) for k in _TOKEN_KEYS),
-                     _total(tr, "cost_usd"), _total(tr, "seconds")))  # fmt: skip
-    frame = pd.DataFrame(rows, columns=list(USAGE_COLUMNS))
-    for col in ("system", "task_id", "format"):
+                     _total(tr, "cost_usd"), seconds, _total(tr, "model") or "", hosts,
+                     seconds_source))  # fmt: skip
+    frame = pd.DataFrame(rows, columns=[*USAGE_COLUMNS, *USAGE_EXTRAS[:-1]])
+    for col in ("system", "task_id", "format", "model", "seconds_source"):
         frame[col] = frame[col].astype(object)
-    for col in ("repeat", "steps", "tool_calls", "searches", "fetches", "pdfs", "other_tools"):
+    for col in ("repeat", "steps", "tool_calls", "searches", "fetches", "pdfs", "other_tools", "hosts"):
         frame[col] = frame[col].astype("int64")
     for col in _TOKEN_KEYS:
         frame[col] = pd.array([pd.NA if v is None else v for v in frame[col]], dtype="Int64")
     for col in ("cost_usd", "seconds"):
         frame[col] = np.array([np.nan if v is None else float(v) for v in frame[col]], dtype="float64")
-    return frame
+    return price_usage(frame, prices)
 
 
 def tool_kind_sources(path: Any, *, format: str | None = None, tool_kinds: Any = None) -> pd.DataFrame:
