@@ -72,6 +72,9 @@ nb_execution_mode = "force"
 nb_execution_timeout = 600
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
+# Each notebook runs in a temporary folder: what it writes (figures, tables, an annotator's
+# label file) never lands in the checkout.
+nb_execution_in_temp = True
 nb_merge_streams = True
 # Loading notes on stderr name the task files by the absolute path of the machine that
 # builds the manual; the pages show the notebooks' results, not those notes.
