@@ -36,7 +36,8 @@ nitpicky = True
 nitpick_ignore_regex = [
     # Types and functions of other libraries and of Python's standard library.
     (r"py:.*", r"(pd|pandas|np|numpy|scipy|matplotlib|mpl|plt|ipywidgets|widgets|anywidget|pyarrow|pa|"
-               r"huggingface_hub|t|typing|fractions|decimal|random|html|json|argparse|importlib|str|os|pathlib)(\..*)?"),
+               r"huggingface_hub|filelock|t|typing|fractions|decimal|random|html|json|argparse|importlib|str|os|pathlib|"
+               r"sys|queue|contextvars)(\..*)?"),
     (r"py:class", r"(Path|PathLike)"),
     # A subscripted annotation (``Mapping[str, Any]``) that Sphinx splits at its comma.
     (r"py:.*", r".*\[.*"),
@@ -47,7 +48,8 @@ nitpick_ignore_regex = [
 # helpers of private classes, a module's internal classes): they are described in the
 # text of their class or module, not as entries of their own.
 nitpick_ignore = [
-    ("py:attr", "order"), ("py:attr", "scores"), ("py:attr", "skipped"),
+    ("py:attr", "order"), ("py:attr", "scores"), ("py:attr", "skipped"), ("py:attr", "totals"), ("py:attr", "notes"),
+    ("py:meth", "release"),
     ("py:meth", "line"), ("py:meth", "finish"), ("py:func", "restore"), ("py:func", "remember"),
     ("py:class", "PageKernel"), ("py:class", "StyledTable"), ("py:class", "sgr_kit.report.notebook.StyledTable"),
     ("py:data", "PROSE_KEYS"),

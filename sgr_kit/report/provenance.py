@@ -28,6 +28,7 @@ LIBRARIES = ("pandas", "numpy", "scipy", "matplotlib", "seaborn", "pyarrow", "pa
 
 
 def sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, as hex (read in blocks of 1 MiB)."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -36,6 +37,7 @@ def sha256(path: Path) -> str:
 
 
 def input_records(role: str, sources: Sequence[str | os.PathLike] | None) -> list[dict[str, str]]:
+    """One record ``{role, path, sha256}`` per input file (every file of a folder; a dataset id named, not hashed)."""
     records = []
     for source in sources or ():
         path = Path(source)
@@ -50,6 +52,8 @@ def input_records(role: str, sources: Sequence[str | os.PathLike] | None) -> lis
 
 
 def scoring_key(inputs: list[dict[str, str]], profile: str, strict_pairing: bool, language: str = "en") -> str:
+    """The SHA-256 of what scoring depends on: the tasks, runs, rules and pairing inputs (file name and hash),
+    the profile, strict pairing, the package version and a language other than English."""
     scoring = [(r["role"], Path(r["path"]).name, r["sha256"] or r["path"]) for r in inputs
                if r["role"] in ("tasks", "runs", "rules", "pairing")]
     text = json.dumps({"inputs": scoring, "profile": profile, "strict_pairing": strict_pairing,
@@ -68,6 +72,7 @@ def previous_scores(out: Path, key: str) -> tuple[Path, Path] | None:
 
 
 def versions() -> dict[str, str]:
+    """The installed version of every library of :data:`LIBRARIES` (``"not installed"`` when absent)."""
     found = {}
     for name in LIBRARIES:
         try:

@@ -114,7 +114,9 @@ __all__ = [
     "sniff_rollout", "is_log_line",
 ]  # fmt: skip
 
+#: How notes name the event stream of ``codex exec --json``.
 EXEC_LABEL = "Codex CLI exec events"
+#: How notes name a Codex CLI session rollout (``~/.codex/sessions/.../rollout-*.jsonl``).
 ROLLOUT_LABEL = "Codex CLI session rollout"
 
 #: ``type`` of the events ``codex exec --json`` writes (``ThreadEvent`` in ``exec_events.rs``).

@@ -42,6 +42,7 @@ from .steps import TOTAL_KEYS, Step, Trajectory, excerpt, tool_step
 
 __all__ = ["LABEL", "FORMAT", "is_inspect_log", "read_inspect_log"]
 
+#: How notes name an inspect_ai eval log.
 LABEL = "inspect_ai eval log"
 #: The format's name as a trajectory's ``format``.
 FORMAT = "inspect_ai"

@@ -1,6 +1,6 @@
 """One step of a trajectory, one trajectory, and how a tool call becomes a step.
 
-The documented format (README, "Trajectories") writes each step as a JSON object::
+The documented format (the manual's Trajectories page, docs/guide/trajectories.md) writes each step as a JSON object::
 
     {"kind": "fetch", "tool": "fetch", "url": "https://arxiv.org/search/advanced?...",
      "text": "an excerpt of what came back", "t": 12.5, "tokens": 812}
