@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pytest
 
-from sgr_kit.cli import main
 from sgr_kit.errors import SgrKitError
 from sgr_kit.report import build_report
 from sgr_kit.report.folder import FolderState, ReportClaim, ReportFolderChanged, folder_state, install_report

@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from sgr_kit.breakdowns import (audit_scores, beside_paper, beside_paper_wide, most_wrong, paper_ranking,  # noqa: E402
-                                unscored_note, wrong_columns)
+                                unscored_note)
 from sgr_kit.cli import build_parser  # noqa: E402
 from sgr_kit.figures import figure_item_vs_row, figure_points_lost, figure_site_reach  # noqa: E402
 from sgr_kit.reference import SYSTEMS  # noqa: E402

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import random
 from decimal import Decimal
-from fractions import Fraction as F
 
 import pandas as pd
 import pytest

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..aggregate import task_means
-from ..errors import SgrKitError, where
+from ..errors import SgrKitError
 from ..load.audit import AUDIT_REQUIRED, load_audit
 from ..schema import ALL_SYSTEMS, AUDIT_LABELS, AUDIT_TABLE_COLUMNS, TEXT_DTYPE, check_failure_policy, is_synthetic
 from ..taxonomy import FAMILIES

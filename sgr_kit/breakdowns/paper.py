@@ -335,7 +335,6 @@ def paper_ranking(scores: pd.DataFrame, *, failure_policy: str = "zero") -> pd.D
     means = means[(means["variant"] == "overall") & (means["metric"] == "item_f1")].set_index("system")
     coverage = _coverage(scores)
     synthetic = is_synthetic(scores)
-    computed = means["value"].astype(float)
     for system in system_order(means.index):
         value = float(means.loc[system, "value"])
         others = published.drop(system, errors="ignore")

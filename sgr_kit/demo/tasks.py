@@ -33,7 +33,7 @@ import json
 from dataclasses import dataclass
 from random import Random
 
-from sgr_kit.demo.columns import COMPOSITE, DOMAIN_COLUMNS, Column
+from sgr_kit.demo.columns import DOMAIN_COLUMNS, Column
 
 __all__ = ["PLAN", "PREFIX", "KEYS", "DemoProblem", "make_problems", "task_records", "hf_record", "SYNTHETIC_NOTE",
            "inferred_key"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes

@@ -28,7 +28,6 @@ records that differ are an error naming both locations.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass

@@ -24,7 +24,6 @@ order (see the reference scorer's rules):
 from __future__ import annotations
 
 import csv
-import re
 
 from ..errors import SgrKitError
 from ..types import ParsedTable, Schema

@@ -47,7 +47,7 @@ from ..align import CREDIT, DUPLICATE, align_rows, reference_index
 from ..canonicalize import INVALID, INVALID_UNIT, column_canonicalizers
 from ..canonicalize.strict import DECIMAL_CONTEXT
 from ..errors import SgrKitError
-from ..schema import VERDICTS, check_profile
+from ..schema import check_profile
 from ..metrics import item_f1, ordered_pairs, poa, row_f1
 from ..parse import parse_answer, parse_reference
 from ..types import Answer, ParsedTable, Schema, Task

@@ -31,7 +31,6 @@ inspect_ai itself, a ``.eval`` log one sample at a time).
 
 from __future__ import annotations
 
-import json
 import math
 import zipfile
 from pathlib import Path
