@@ -119,6 +119,54 @@ def legend_below(ax: Axes, *, ncol: int, xlabel: bool = True, **kwargs) -> None:
               borderaxespad=below / points(rc["legend.fontsize"]), handlelength=1.0, columnspacing=0.8, **kwargs)
 
 
+_CANDIDATES = (  # offset (points) and alignment of a label around its point, in order of preference
+    (4, 0, "left", "center"), (-4, 0, "right", "center"), (3, 3, "left", "bottom"), (3, -3, "left", "top"),
+    (-3, 3, "right", "bottom"), (-3, -3, "right", "top"), (0, 5, "center", "bottom"), (0, -5, "center", "top"),
+)
+
+
+def _overlap(a: tuple, b: tuple) -> float:
+    dx = min(a[1], b[1]) - max(a[0], b[0])
+    dy = min(a[3], b[3]) - max(a[2], b[2])
+    return dx * dy if dx > 0 and dy > 0 else 0.0
+
+
+def place_labels(ax: Axes, xs, ys, texts, *, size: float) -> None:
+    """Write ``texts`` beside their points where they overlap no other label or point (estimated extents).
+
+    Call it once the axes' limits and scales are set; a logarithmic x axis is measured in
+    decades, as it is drawn.
+    """
+    log = ax.get_xscale() == "log"
+    if log:
+        xs = [float(np.log10(x)) for x in xs]
+    box = ax.get_window_extent()
+    (x_lo, x_hi), (y_lo, y_hi) = ax.get_xlim(), ax.get_ylim()
+    if log:
+        x_lo, x_hi = float(np.log10(x_lo)), float(np.log10(x_hi))
+    x_unit = (x_hi - x_lo) / max(box.width, 1) * ax.figure.dpi / 72  # data units per point
+    y_unit = (y_hi - y_lo) / max(box.height, 1) * ax.figure.dpi / 72
+    r = 3.0
+    taken = [(x - r * x_unit, x + r * x_unit, y - r * y_unit, y + r * y_unit) for x, y in zip(xs, ys)]
+    for i in sorted(range(len(xs)), key=lambda i: -ys[i]):
+        width, height = 0.6 * size * len(texts[i]) * x_unit, 1.2 * size * y_unit
+        best, best_cost = None, None
+        for dx, dy, ha, va in _CANDIDATES:
+            x0 = xs[i] + dx * x_unit - {"left": 0, "right": width, "center": width / 2}[ha]
+            y0 = ys[i] + dy * y_unit - {"bottom": 0, "top": height, "center": height / 2}[va]
+            rect = (x0, x0 + width, y0, y0 + height)
+            cost = sum(_overlap(rect, t) for j, t in enumerate(taken) if j != i)
+            cost += 0 if (x_lo <= rect[0] and rect[1] <= x_hi and y_lo <= rect[2] and rect[3] <= y_hi) else 1e6
+            if best_cost is None or cost < best_cost - 1e-12:
+                best, best_cost = (dx, dy, ha, va, rect), cost
+            if cost == 0:
+                break
+        dx, dy, ha, va, rect = best
+        taken.append(rect)
+        ax.annotate(texts[i], (10 ** xs[i] if log else xs[i], ys[i]), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
+                    fontsize=size)  # fmt: skip
+
+
 def system_label(system: str) -> str:
     """The label of a system in a figure: its name as the tables show it, ``All systems`` for the pooled row.
 

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from ..errors import SgrKitError
 from ..schema import METRIC_LABELS
-from ._base import axes, finish, nonempty, require, scale, system_label, text_size
+from ._base import axes, finish, nonempty, place_labels, require, scale, system_label, text_size
 from .theme import COLUMN_WIDTH, METRIC_COLORS, OKABE_ITO, TEXT_WIDTH, drawn_from_synthetic, note_synthetic
 
 __all__ = ["plot_frontier", "figure_frontier"]
@@ -83,9 +83,6 @@ def plot_frontier(frontier: pd.DataFrame, *, ax: Axes | None = None, synthetic: 
     line = known[known["on_frontier"].astype(bool)].sort_values(["cost", "score"])
     if len(line) > 1:
         ax.step(line["cost"], line["score"], where="post", color=color, linewidth=0.9, alpha=0.8, zorder=2)
-    for row in known.itertuples(index=False):
-        ax.annotate(system_label(str(row.system)), (row.cost, row.score), xytext=(3, 3), textcoords="offset points",
-                    fontsize=text_size(0.9), color=OKABE_ITO["black"])  # fmt: skip
     costs = known["cost"].to_numpy(dtype=float)
     if log is None:
         log = bool(costs.min() > 0 and costs.max() / costs.min() > 8)
@@ -95,6 +92,8 @@ def plot_frontier(frontier: pd.DataFrame, *, ax: Axes | None = None, synthetic: 
         ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())
     ax.set(xlabel=_AXIS_LABELS.get(axis, axis), ylabel=f"{METRIC_LABELS.get(metric, metric)} (percent)")
+    place_labels(ax, known["cost"].tolist(), known["score"].tolist(), [system_label(str(s)) for s in known["system"]],
+                 size=text_size(0.9))  # fmt: skip
     unknown = frontier.loc[~frontier.index.isin(known.index), "system"].astype(str).tolist()
     if unknown:
         ax.set_title(f"cost unknown: {', '.join(system_label(s) for s in unknown)}", fontsize=text_size(0.9),
