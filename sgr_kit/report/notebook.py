@@ -178,8 +178,13 @@ def display_table(frame: pd.DataFrame, *, precision: int = 2, name: str = "") ->
     return StyledTable(styler.set_uuid(key), frame)
 
 
-def with_intervals(frame: pd.DataFrame, metrics: Sequence[str], *, digits: int = 2) -> pd.DataFrame:
+def with_intervals(frame: pd.DataFrame, metrics: Sequence[str], *, digits: int = 2,
+                   interval_digits: int | None = None) -> pd.DataFrame:
     """For display: each ``<metric>, <metric>_ci_low, <metric>_ci_high`` as one text column ``<metric> [CI]``.
+
+    Values show ``digits`` decimals; the interval's bounds ``interval_digits`` (by default one
+    for scores in percent shown with two, as the paper's tables; else as many as the value,
+    so a cost of 0.152 USD reads ``0.152 [0.101, 0.203]``, not ``[0.1, 0.2]``).
 
     A value without an interval shows ``[n/a: why]`` when the frame has a ``<metric>_note``
     column saying why (e.g. too few base problems), else the value alone. Three columns
@@ -196,7 +201,8 @@ def with_intervals(frame: pd.DataFrame, metrics: Sequence[str], *, digits: int =
     for metric in metrics:
         low, high = out.pop(f"{metric}_ci_low"), out.pop(f"{metric}_ci_high")
         notes = out.pop(f"{metric}_note") if f"{metric}_note" in out.columns else pd.Series("", index=out.index)
-        value, bound = fixed(digits), fixed(1)
+        value = fixed(digits)
+        bound = fixed(interval_digits if interval_digits is not None else 1 if digits == 2 else digits)
 
         def why(v: float, lo: float, hi: float, note: object) -> str:
             if pd.isna(v):
