@@ -219,7 +219,7 @@ def validate(
     >>> report.ok
     False
     >>> report.frame()[["severity", "kind"]].values.tolist()
-    [['error', 'read'], ['info', 'unpaired'], ['info', 'release']]
+    [['error', 'read'], ['info', 'unpaired']]
     """
     sources = as_source_list(source, *more_sources)
     taskset, findings = collect(sources, pairing=pairing, strict_pairing=strict_pairing, allow_invalid=False,
