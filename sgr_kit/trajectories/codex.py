@@ -99,7 +99,6 @@ since the first line.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from datetime import datetime
@@ -107,6 +106,7 @@ from typing import Any, Callable
 
 from ..errors import SgrKitError
 from .hosts import host_of
+from .agents import _arguments
 from .steps import TOTAL_KEYS, Step, excerpt, tool_step
 
 __all__ = [
@@ -605,19 +605,6 @@ class CodexRolloutReader(_Reader):
         if self.steps and self.steps[-1].kind == "message" and len(self.steps) - 1 not in self._commentary:
             return len(self.steps) - 1
         return None
-
-
-def _arguments(raw: Any, name: str, at: str) -> Any:
-    """A ``function_call``'s arguments: JSON text (as the Responses API writes them), or already an object."""
-    if not isinstance(raw, str):
-        return raw if raw is not None else {}
-    try:
-        return json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise SgrKitError(f"{at}: the arguments of tool call {_clean(name)!r} are not valid JSON "
-                          f"({exc.msg} at column {exc.colno}): {_clean(raw)!r:.80}") from None  # fmt: skip
-    except RecursionError:
-        raise SgrKitError(f"{at}: the arguments of tool call {_clean(name)!r} are nested too deeply") from None
 
 
 #: The formats of this module: ``(label, sniff, reader class)``.

@@ -46,7 +46,7 @@ import os
 import re
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -55,6 +55,7 @@ import yaml
 from ..errors import SgrKitError
 from ..schema import TEXT_DTYPE
 from ..types import Task
+from .reach import _task_map
 
 __all__ = ["FLAGS", "FLAG_COLUMNS", "Protocol", "PAPER_PROTOCOL", "read_protocol", "protocol_flags"]
 
@@ -236,19 +237,6 @@ def _reference_lines(task: Task, chars: int) -> tuple[str, ...]:
     return tuple(dict.fromkeys(lines))
 
 
-def _task_map(tasks: Any) -> Mapping[str, Task]:
-    if tasks is None:
-        return {}
-    if isinstance(tasks, Mapping):
-        return tasks
-    if isinstance(tasks, Iterable) and not isinstance(tasks, (str, bytes)):
-        items = list(tasks)
-        if all(isinstance(t, Task) for t in items):
-            return {t.task_id: t for t in items}
-    raise SgrKitError(f"tasks: expected the TaskSet of sgr_kit.load_tasks (or Task objects, or None); found "
-                      f"{type(tasks).__name__}")  # fmt: skip
-
-
 def _durations(usage: pd.DataFrame | None) -> dict[tuple, float]:
     if usage is None:
         return {}
@@ -400,7 +388,7 @@ def protocol_flags(
     if profile is None:
         return empty
     steps = _steps(path_or_steps, tool_kinds)
-    table = _task_map(tasks)
+    table = {} if tasks is None else _task_map(tasks)
     durations = _durations(usage)
     names = [re.compile(p, re.IGNORECASE) for p in profile.benchmark_names]
     urls = tuple(_bare_url(u) for u in profile.benchmark_urls)
