@@ -396,8 +396,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="paper (default: the paper's budget, stall limit and tools), none, or a YAML/JSON file")
     p.add_argument("--tool-kinds", metavar="FILE",
                    help="tool names and their kinds (search, fetch, pdf, tool), CSV tool,kind or YAML")
-    p.add_argument("--tasks", action="append", metavar="PATH",
-                   help="task files, to find their reference answers' text in queries (repeatable)")
+    p.add_argument("--tasks", action="extend", nargs="+", metavar="PATH",
+                   help="task files, to find their reference answers' text in queries (several paths, or the option "
+                        "repeated)")
     p.add_argument("--failure-policy", choices=FAILURE_POLICIES, default=FAILURE_POLICIES[0],
                    help="how parse failures and missing answers enter means: zero (default) or exclude")
     p.add_argument("--n-boot", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
