@@ -676,3 +676,29 @@ def test_the_effort_page_gets_usage_flags_prices_and_protocol_computed_once(tmp_
     assert main(["report", "--tasks", files["tasks"][0], "--trajectories", "trajectories.jsonl", "--out", "other",
                  "--prices", "kinds.csv", "--quiet"]) == 2
     assert "kinds.csv" in capsys.readouterr().err and not Path("other").exists()
+
+
+def test_the_site_reach_page_lists_the_tools_the_name_rule_alone_classified(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    files = write_fixture(tmp_path / "fixture")
+    tasks = [json.loads(line) for line in Path(files["tasks"][0]).read_text().splitlines()]
+    Path(files["tasks"][0]).write_text("".join(json.dumps({**t, "start_url": f"https://{t['domain'].lower()}.example"})
+                                               + "\n" for t in tasks))  # fmt: skip
+    with (tmp_path / "trajectories.jsonl").open("w") as f:
+        for run in (json.loads(line) for line in Path(files["runs"][0]).read_text().splitlines()):
+            call = {"id": "c1", "type": "function", "function": {  # structured arguments only: not a web search
+                "name": "search_direct_flight", "arguments": json.dumps({"origin": "SFO", "destination": "PEK"})}}
+            messages = [{"role": "assistant", "content": None, "tool_calls": [call]},
+                        {"role": "tool", "tool_call_id": "c1", "content": "no flight"},
+                        {"role": "assistant", "content": run["answer"]}]  # fmt: skip
+            f.write(json.dumps({"system": run["system"], "task_id": run["task_id"], "messages": messages}) + "\n")
+    status = main(["report", "--tasks", files["tasks"][0], "--trajectories", "trajectories.jsonl", "--out", "report",
+                   "--notebooks", "09", "-p", "n_boot", "200", "--quiet", "--no-progress"])  # fmt: skip
+    assert status == 0, capsys.readouterr().err
+    kinds = pd.read_csv(tmp_path / "report" / "tool-kind-sources.csv")
+    assert kinds[["tool", "kind", "decided_by"]].values.tolist() == [["search_direct_flight", "tool", "name"]]
+    assert kinds["calls"].sum() == len(Path(files["runs"][0]).read_text().splitlines())
+    page = (tmp_path / "report" / "09_site_reach.html").read_text(encoding="utf-8")
+    assert "classified by their name alone" in page and "search_direct_flight" in page
+    assert json.loads((tmp_path / "report" / "provenance.json").read_text())["parameters"][
+        "tool_kind_sources_path"] == "tool-kind-sources.csv"

@@ -320,11 +320,13 @@ def build_report(
         if plan.protocol not in ("paper", "none"):
             shutil.copyfile(plan.protocol, building / plan.given["protocol"])
         if trajectories is not None:  # per-answer site reach, usage and protocol flags, computed once
-            from ..trajectories import protocol_flags, read_tool_kinds, site_reach, trajectory_usage
+            from ..trajectories import protocol_flags, read_tool_kinds, site_reach, tool_kind_sources, trajectory_usage
 
             kinds = read_tool_kinds(plan.tool_kinds) if plan.tool_kinds else None
             sites = task_set if task_set is not None else load_tasks(*tasks, language=language)
             write_table(site_reach(trajectories, sites, tool_kinds=kinds), building / "site-reach.csv", force=True)
+            write_table(tool_kind_sources(trajectories, tool_kinds=kinds), building / "tool-kind-sources.csv",
+                        force=True)  # fmt: skip
             usage = trajectory_usage(trajectories, tool_kinds=kinds, prices=plan.prices)
             write_table(usage, building / "usage.csv", force=True)
             if plan.given["flags_path"] is not None:

@@ -94,6 +94,7 @@ PARAMETERS: dict[str, ParameterSpec] = {spec.name: spec for spec in (
     ParameterSpec("trajectories_path", "path", reserved=True, option="--trajectories"),
     ParameterSpec("site_tasks_paths", "paths", reserved=True, option="--tasks"),
     ParameterSpec("site_reach_path", "path", reserved=True, option="--trajectories"),
+    ParameterSpec("tool_kind_sources_path", "path", reserved=True, option="--trajectories"),
     ParameterSpec("prices_path", "path", reserved=True, option="--prices"),
     ParameterSpec("protocol", "path", "paper", reserved=True, option="--protocol"),
     ParameterSpec("tool_kinds_path", "path", reserved=True, option="--tool-kinds"),

@@ -223,6 +223,7 @@ def plan_report(
              "audit_path": "audit-labels.csv" if audit_labels is not None else None, "output_dir": ".",
              "label_paths": [f"labels-{i}.csv" for i in range(1, len(label_files) + 1)] or None,
              "site_reach_path": "site-reach.csv" if trajectories is not None else None,
+             "tool_kind_sources_path": "tool-kind-sources.csv" if trajectories is not None else None,
              "usage_path": "usage.csv" if trajectories is not None else None,
              "flags_path": "protocol-flags.csv" if trajectories is not None and not audit_off else None,
              "prices_path": None if prices is None else f"prices{Path(prices).suffix.lower()}",
