@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import matplotlib.pyplot as plt  # noqa: F401 (the examples use it)
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
