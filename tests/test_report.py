@@ -615,12 +615,18 @@ def test_only_the_shipped_pages_are_the_reports_own(tmp_path, monkeypatch):
         plan._shipped_digests.cache_clear()
 
 
-def test_the_effort_page_gets_usage_flags_prices_and_protocol_computed_once(tmp_path, capsys, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    files = write_fixture(tmp_path / "fixture")
+def _fixture_with_sites(folder: Path) -> dict:
+    """The report fixture, its tasks given a site each (a ``start_url``), as trajectories need."""
+    files = write_fixture(folder)
     tasks = [json.loads(line) for line in Path(files["tasks"][0]).read_text().splitlines()]
     Path(files["tasks"][0]).write_text("".join(json.dumps({**t, "start_url": f"https://{t['domain'].lower()}.example"})
                                                + "\n" for t in tasks))  # fmt: skip
+    return files
+
+
+def test_the_effort_page_gets_usage_flags_prices_and_protocol_computed_once(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    files = _fixture_with_sites(tmp_path / "fixture")
     with (tmp_path / "trajectories.jsonl").open("w") as f:
         for k, run in enumerate(json.loads(line) for line in Path(files["runs"][0]).read_text().splitlines()):
             usage = {"prompt_tokens": 1000, "completion_tokens": 50, "prompt_tokens_details": {"cached_tokens": 400}}
@@ -680,10 +686,7 @@ def test_the_effort_page_gets_usage_flags_prices_and_protocol_computed_once(tmp_
 
 def test_the_site_reach_page_lists_the_tools_the_name_rule_alone_classified(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    files = write_fixture(tmp_path / "fixture")
-    tasks = [json.loads(line) for line in Path(files["tasks"][0]).read_text().splitlines()]
-    Path(files["tasks"][0]).write_text("".join(json.dumps({**t, "start_url": f"https://{t['domain'].lower()}.example"})
-                                               + "\n" for t in tasks))  # fmt: skip
+    files = _fixture_with_sites(tmp_path / "fixture")
     with (tmp_path / "trajectories.jsonl").open("w") as f:
         for run in (json.loads(line) for line in Path(files["runs"][0]).read_text().splitlines()):
             call = {"id": "c1", "type": "function", "function": {  # structured arguments only: not a web search
