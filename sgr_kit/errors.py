@@ -258,14 +258,12 @@ def decode_yaml(text: str, path: object, *, node: bool = False) -> Any:
     depth = 0
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
-            if isinstance(event, yaml.AliasEvent):
-                raise SgrKitError(f"{_yaml_at(path, event.start_mark)}: a YAML alias (*{describe(event.anchor)[1:-1]}); "
-                                  f"sgr-kit reads YAML without anchors and aliases (a file could expand without "
-                                  f"bound): write each value out")  # fmt: skip
-            if getattr(event, "anchor", None) is not None:
-                raise SgrKitError(f"{_yaml_at(path, event.start_mark)}: a YAML anchor (&{describe(event.anchor)[1:-1]}); "
-                                  f"sgr-kit reads YAML without anchors and aliases (a file could expand without "
-                                  f"bound): write each value out")  # fmt: skip
+            alias = isinstance(event, yaml.AliasEvent)
+            if alias or getattr(event, "anchor", None) is not None:
+                name = describe(event.anchor)[1:-1]
+                what = f"alias (*{name})" if alias else f"anchor (&{name})"
+                raise SgrKitError(f"{_yaml_at(path, event.start_mark)}: a YAML {what}; sgr-kit reads YAML without "
+                                  f"anchors and aliases (a file could expand without bound): write each value out")
             if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
                 depth += 1
                 if depth > MAX_DEPTH:
