@@ -221,7 +221,7 @@ class LabelStore:
             raise SgrKitError(f"label file {self.path}: expected a file name ending in .csv")
         self._rows: dict[Key, dict] = {}
         self._stamp: tuple | None = None
-        if self.path.exists():  # a file is replaced whole (os.replace): reading needs no lock
+        if self.path.exists():  # a file is replaced whole (os.replace): reading needs no lock (see _read)
             self._read()
         else:
             with self._locked():
@@ -250,6 +250,10 @@ class LabelStore:
             lock.release()
 
     def _read(self) -> None:
+        # The stamp is taken before the read: a file replaced between the two then differs from the
+        # stamp, and the next change reads it again under the lock. (Taken after the read, it would
+        # name a version this store never read, and the next change would write back stale rows.)
+        stamp = self._stat()
         rows = read_label_rows(self.path)
         others = sorted({r["annotator"] for r in rows} - {self.annotator})
         if others:
@@ -258,7 +262,7 @@ class LabelStore:
                 "each annotator writes their own file (choose another file name)"
             )
         self._rows = {(r["system"], r["task_id"], r["repeat"]): {c: r[c] for c in LABEL_COLUMNS} for r in rows}
-        self._stamp = self._stat()
+        self._stamp = stamp
 
     def _stat(self) -> tuple | None:
         """What identifies the file's present version: every write replaces it by a new file."""
