@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from sgr_kit.annotate import LabelStore, adjudicate, load_labels, load_sheet, write_final_labels
 from sgr_kit.cli import main
 from sgr_kit.load import load_audit
-from sgr_kit.output import FORMULA_STARTS, sheet_cell, sheet_value, write_sheet
+from sgr_kit.output import FORMULA_STARTS, read_csv, sheet_cell, sheet_value, write_sheet
 from sgr_kit.resources import demo_dir
 
 HOSTILE = '=HYPERLINK("http://x","y")'
@@ -142,7 +142,7 @@ def test_a_formula_system_name_goes_through_sample_labels_agreement_and_adjudica
                         answers=sheet_path)
     final, _ = write_final_labels(result, folder / "audit-labels.csv")
     _no_formula(final)
-    audit = load_audit(final, scores=pd.read_csv(scores, dtype={"system": str}))
+    audit = load_audit(final, scores=read_csv(scores, dtype={"system": str}))  # sgr-kit's reader of its own CSV
     assert HOSTILE in set(audit["system"])
 
 

@@ -66,7 +66,7 @@ import pandas as pd
 
 from .. import __version__
 from ..errors import SgrKitError
-from ..output import write_table, write_text
+from ..output import read_csv, write_table, write_text
 from ..text import NAME_WIDTH, visible_repr
 from .folder import (REPORT_KIND, ReportClaim, ReportFolderChanged, check_report_folder, copy_report, install_report,
                      read_provenance, remove_folder, report_files)
@@ -390,7 +390,7 @@ def _main_table(folder: Path, runs: Sequence[NotebookRun], scores: pd.DataFrame)
     if not any(run.name == "01_main_table" and run.ok for run in runs):
         return None
     try:
-        table = pd.read_csv(folder / "tables" / "main_table.csv", engine="python",
+        table = read_csv(folder / "tables" / "main_table.csv", engine="python",
                             dtype={"system": str, "variant": str}, keep_default_na=False, na_values=[""])
     except (OSError, ValueError):
         return None
