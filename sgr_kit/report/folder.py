@@ -88,18 +88,22 @@ def check_report_folder(out_dir: str | os.PathLike, *, force: bool = False,
     A folder that equals or contains an input (a task, runs, audit, rules or pairing file or
     folder, a notebook) is refused with or without ``force``.
 
+    A folder given through a symbolic link (``--out link``, the link itself or one of its parent
+    folders) is the folder the link leads to: the report is written there, through the link,
+    which stays as it is (never replaced by a folder).
+
     Returns
     -------
     Path
-        The folder, absolute.
+        The folder, absolute, every symbolic link on the way resolved.
 
     Raises
     ------
     SgrKitError
         Naming the folder and what is in it.
     """
-    out = Path(out_dir).absolute()
-    resolved = Path(os.path.realpath(out))
+    resolved = Path(os.path.realpath(Path(out_dir).absolute()))
+    out = resolved
     for source in inputs:
         path = Path(source)
         if not path.exists():
@@ -174,6 +178,9 @@ def folder_state(out: Path) -> FolderState:
 class ReportClaim:
     """A report folder claimed for one build: a lock on ``.<name>.lock`` beside it, held until :meth:`release`.
 
+    The claim is keyed on the real folder (every symbolic link on the way resolved): ``--out real``
+    and ``--out link`` (a link to ``real``) are one folder and one claim, so the second build stops.
+
     The lock is ``filelock``'s (an OS lock on the file, freed by the system when the process
     ends however it ends); the file holds who took it (process id, host, start time, command),
     which a second build to the same folder names when it stops. The file is removed while
@@ -184,6 +191,7 @@ class ReportClaim:
     def __init__(self, out: Path, *, command: str = "") -> None:
         from filelock import FileLock, Timeout
 
+        out = Path(os.path.realpath(Path(out).absolute()))  # one claim per real folder, whatever name leads to it
         self.out = out
         self.path = out.parent / f".{out.name}.lock"
         self._lock = FileLock(str(self.path), timeout=0, thread_local=False)
