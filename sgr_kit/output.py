@@ -43,7 +43,8 @@ from .errors import SgrKitError
 
 __all__ = [
     "FORMULA_STARTS", "SHEET_LINE_END", "sheet_cell", "sheet_value", "sheet_frame", "plain_frame", "table_csv", "read_csv", "write_sheet",
-    "TABLE_SUFFIXES", "check_writable", "probe_writable", "check_not_input", "atomic_path", "atomic_file", "write_table", "write_text", "write_bytes",
+    "TABLE_SUFFIXES", "check_writable", "probe_writable", "check_not_input", "atomic_path", "atomic_file",
+    "leftover_temporaries", "write_table", "write_text", "write_bytes",
     "TableStream", "table_stream", "child_path",
 ]  # fmt: skip
 
@@ -269,6 +270,37 @@ def check_not_input(path: str | os.PathLike, inputs, *, what: str = "output") ->
     return Path(path)
 
 
+#: The random part of a temporary file name (``tempfile.mkstemp``: eight of these characters).
+_TEMPORARY = re.compile(r"[a-z0-9_]{8}\.tmp")
+
+
+def leftover_temporaries(path: str | os.PathLike) -> list[Path]:
+    """Temporary files beside ``path`` named as :func:`atomic_path` names them (``.NAME.xxxxxxxx.tmp``).
+
+    What a write of ``path`` killed outright (SIGKILL, a crash of the machine) leaves behind:
+    sgr-kit removes them where it can prove their writer is gone (the label store, under the
+    label file's lock), and :func:`atomic_path` lists them otherwise.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / ".scores.csv.a1b2c3d4.tmp").write_text("half a table")
+    >>> _ = (folder / ".scores.csv.notes.txt").write_text("mine")
+    >>> [p.name for p in leftover_temporaries(folder / "scores.csv")]
+    ['.scores.csv.a1b2c3d4.tmp']
+    """
+    out = Path(path)
+    prefix = f".{out.name}."
+    try:
+        names = os.listdir(out.parent)
+    except OSError:
+        return []
+    return sorted(out.parent / n for n in names
+                  if n.startswith(prefix) and _TEMPORARY.fullmatch(n[len(prefix):])
+                  and os.path.isfile(out.parent / n) and not os.path.islink(out.parent / n))  # fmt: skip
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[str]:
     """Yield a temporary file name beside ``path``; move the file into place when the block completes.
@@ -297,6 +329,15 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
         os.close(fd)
     except OSError as exc:
         raise SgrKitError(f"output {out}: cannot write in {out.parent} ({exc.strerror or exc})") from None
+    left = [p for p in leftover_temporaries(out) if p.name != Path(tmp).name]
+    if left:  # another writer's, or a killed one's: which, sgr-kit cannot tell here; say so once per write
+        import shlex
+        import warnings
+
+        warnings.warn(f"{out}: {len(left)} temporary file(s) beside it left by a write that was interrupted, or "
+                      f"still being written by another process; once no other sgr-kit writes {out.name}, remove "
+                      f"them: rm -- {' '.join(shlex.quote(str(p)) for p in left[:5])}"
+                      f"{' ...' if len(left) > 5 else ''}", UserWarning, stacklevel=3)  # fmt: skip
     try:
         try:
             yield tmp

@@ -271,3 +271,40 @@ def test_many_processes_writing_one_file_at_once_keep_every_label(tmp_path, writ
     assert len(kept) == writers * labels, f"{writers * labels - len(kept)} of {writers * labels} labels lost"
     assert set(zip(kept["system"], kept["task_id"])) == {(f"w{k:03d}", f"t{i}") for k in range(writers)
                                                         for i in range(labels)}
+
+
+def test_a_killed_writers_temporary_file_is_removed_by_the_next_writer(tmp_path):
+    # temporary files of a label file are made only under its lock: the writer holding it knows their maker is gone
+    path = tmp_path / "ann.csv"
+    store = LabelStore(path, "ann")
+    left = tmp_path / ".ann.csv.k1ll3d_x.tmp"
+    left.write_text("system,task_id\r\nhalf", encoding="utf-8")
+    mine = tmp_path / ".ann.csv.notes.txt"  # not sgr-kit's temporary naming: never touched
+    mine.write_text("keep", encoding="utf-8")
+    store.set("m", "t1", 0, "correct")
+    assert not left.exists() and mine.read_text(encoding="utf-8") == "keep"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".ann.csv.lock", ".ann.csv.notes.txt", "ann.csv"]
+
+
+def test_a_lock_file_that_exists_but_cannot_be_written_is_named_as_such(tmp_path, monkeypatch):
+    import errno
+
+    from sgr_kit.annotate import store as store_module
+
+    path = tmp_path / "ann.csv"
+    store = LabelStore(path, "ann")
+
+    class Refused:  # what filelock raises when the lock file is there but not writable (a user without permission)
+        def __init__(self, lock_file, timeout):
+            self.lock_file = lock_file
+
+        def acquire(self):
+            raise PermissionError(errno.EACCES, "Permission denied", str(self.lock_file))
+
+    monkeypatch.setattr(store_module, "FileLock", Refused)
+    with pytest.raises(SgrKitError, match=r"its lock file .*\.ann\.csv\.lock exists but cannot be opened for writing "
+                                          r"\(Permission denied\)"):  # fmt: skip
+        store.set("m", "t1", 0, "correct")
+    store_module.lock_path(path).unlink()
+    with pytest.raises(SgrKitError, match=r"cannot create its lock file .*\.ann\.csv\.lock in .* \(Permission denied\)"):
+        store.set("m", "t1", 0, "correct")
