@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from sgr_kit.errors import SgrKitError
-from sgr_kit.trajectories.archive import check_archive
+from sgr_kit.trajectories.archive import MAX_MEMBER_BYTES, check_archive
+from sgr_kit.trajectories.read import MAX_LINE_BYTES
 
 LIMIT = 2**20
 
@@ -128,3 +129,7 @@ def test_a_real_inspect_log_passes(tmp_path):
     assert {i.compress_type for i in zipfile.ZipFile(run.location).infolist()} == {93}  # inspect_ai's own Zstandard
     assert check_archive(run.location) is None
     assert check_archive(run.location, limit=5000) is None  # every member of this log is smaller
+
+
+def test_a_member_may_hold_what_one_jsonl_line_may():
+    assert MAX_MEMBER_BYTES == MAX_LINE_BYTES == 64 * 2**20

@@ -3,7 +3,7 @@
 A zip member can unpack to a thousand times its packed size (a "zip bomb": a 1 MB ``.eval``
 that unpacks to gigabytes), and inspect_ai reads a member whole into memory. So before
 inspect_ai opens a log, every member is checked against the limit of one item that sgr-kit
-reads anywhere (:data:`sgr_kit.trajectories.read.MAX_LINE_BYTES`, the limit of a JSONL line):
+reads anywhere (:data:`MAX_MEMBER_BYTES`, the limit of a JSONL line):
 
 - from the archive's own headers: the size it says the member unpacks to, and its packed size;
 - as it unpacks, counted and thrown away chunk by chunk, for a member whose header could
@@ -26,7 +26,11 @@ from typing import BinaryIO
 
 from ..errors import SgrKitError
 
-__all__ = ["check_archive"]
+__all__ = ["MAX_MEMBER_BYTES", "check_archive"]
+
+#: The most a member may unpack to: the limit of one item anywhere in sgr-kit, the same as one
+#: JSONL line's (:data:`sgr_kit.trajectories.read.MAX_LINE_BYTES`, 64 MiB; a test keeps them equal).
+MAX_MEMBER_BYTES = 64 * 2**20
 
 _EOCD = b"PK\x05\x06"
 _EOCD_SIZE = 22
@@ -159,8 +163,7 @@ def check_archive(path: str | os.PathLike, *, limit: int | None = None) -> None:
     path : path
         The archive (an inspect_ai ``.eval`` log).
     limit : int, optional
-        Bytes a member may unpack to; default :data:`sgr_kit.trajectories.read.MAX_LINE_BYTES`,
-        the limit of one JSONL line.
+        Bytes a member may unpack to; default :data:`MAX_MEMBER_BYTES`, the limit of one JSONL line.
 
     Raises
     ------
@@ -184,10 +187,7 @@ def check_archive(path: str | os.PathLike, *, limit: int | None = None) -> None:
     sgr_kit.errors.SgrKitError: .../run.eval: member samples/1_epoch_1.json unpacks to 3,000,000 bytes (as its \
 header says), more than 1,048,576, the limit of one item (as of one JSONL line); sgr-kit does not read it
     """
-    if limit is None:
-        from .read import MAX_LINE_BYTES
-
-        limit = MAX_LINE_BYTES
+    limit = MAX_MEMBER_BYTES if limit is None else limit
     path = Path(path)
     try:
         with open(path, "rb") as handle:
