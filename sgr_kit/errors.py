@@ -9,9 +9,10 @@ message naming the input, what was expected, what was found and where.
 
 The readers of user files share the checks that turn hostile values into such errors:
 :func:`decode_json` (one JSON text: syntax, integers of more digits than Python reads, nesting
-deeper than :data:`MAX_DEPTH`, lone surrogates replaced), :func:`whole_number` (a repeat or a
+deeper than :data:`MAX_DEPTH`, lone surrogates replaced), :func:`decode_yaml` (one YAML document:
+no anchors or aliases, so a small file stays small; nesting bounded), :func:`whole_number` (a repeat or a
 slot: 0 to :data:`MAX_WHOLE`, ASCII digits only), :func:`text_value` (a name: a string, not a
-list, an object or a boolean) and :func:`describe` (how a found value is shown).
+list, an object or a boolean) and :func:`describe` (how a found value is shown, bounded whatever the value).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import difflib
 import json
 import re
 import sys
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 __all__ = [
     "MAX_DEPTH",
@@ -30,6 +31,7 @@ __all__ = [
     "InsufficientDataError",
     "closest",
     "decode_json",
+    "decode_yaml",
     "describe",
     "json_error",
     "text_value",
@@ -209,11 +211,146 @@ def decode_json(text: str, path: object, line: int | None = None, *, loc: str | 
     return value, 0
 
 
+def _yaml_at(path: object, mark: Any) -> str:
+    return f"{where(path, mark.line + 1)}: column {mark.column + 1}" if mark is not None else f"{path}"
+
+
+def decode_yaml(text: str, path: object, *, node: bool = False) -> Any:
+    """Decode one YAML document (a price, protocol, rules or tool-kinds file), checked for sgr-kit.
+
+    Read as ``yaml.safe_load`` reads it (plain data: mappings, lists, text, numbers, booleans,
+    null, dates), with the checks that keep a small file small: an anchor (``&name``) or an
+    alias (``*name``, also in a merge key ``<<: *name``) is refused, so a file of a few hundred
+    bytes cannot expand into billions of values ("billion laughs"); lists and mappings nested
+    more than :data:`MAX_DEPTH` levels deep are refused before they are built. Each problem is
+    an :class:`SgrKitError` naming ``path``, line and column: a syntax error, an anchor or
+    alias, too deep a nesting, an integer of more digits than Python reads.
+
+    Parameters
+    ----------
+    text : str
+        The file's text.
+    path : path or str
+        What the messages call the file.
+    node : bool, default False
+        Also return the YAML node tree (``yaml.Node``; its ``start_mark`` gives each value's
+        line and column), for readers whose messages name the line of each row.
+
+    Returns
+    -------
+    object, or (object, yaml.Node or None) when ``node``
+
+    Examples
+    --------
+    >>> decode_yaml("model: m-1\\ninput: 2.5\\n", "prices.yaml")
+    {'model': 'm-1', 'input': 2.5}
+    >>> decode_yaml("a: &x [1, 2]\\nb: *x\\n", "rules.yaml")
+    Traceback (most recent call last):
+    ...
+    sgr_kit.errors.SgrKitError: rules.yaml:1: column 4: a YAML anchor (&x); sgr-kit reads YAML without anchors and aliases (a file could expand without bound): write each value out
+    >>> decode_yaml("a: [1, 2\\n", "rules.yaml")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    sgr_kit.errors.SgrKitError: rules.yaml:2: column 1: not valid YAML (expected ',' or ']', but got '<stream end>')
+    """
+    import yaml
+
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            alias = isinstance(event, yaml.AliasEvent)
+            if alias or getattr(event, "anchor", None) is not None:
+                name = describe(event.anchor)[1:-1]
+                what = f"alias (*{name})" if alias else f"anchor (&{name})"
+                raise SgrKitError(f"{_yaml_at(path, event.start_mark)}: a YAML {what}; sgr-kit reads YAML without "
+                                  f"anchors and aliases (a file could expand without bound): write each value out")
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise SgrKitError(f"{_yaml_at(path, event.start_mark)}: YAML nested {MAX_DEPTH + 1} or more levels "
+                                      f"deep; at most {MAX_DEPTH} levels of lists or mappings are read")  # fmt: skip
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+        loader = yaml.SafeLoader(text)
+        try:
+            tree = loader.get_single_node()
+            value = loader.construct_document(tree) if tree is not None else None
+        finally:
+            loader.dispose()
+    except SgrKitError:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise SgrKitError(f"{_yaml_at(path, mark)}: not valid YAML ({exc.problem or exc.context})") from None
+    except yaml.YAMLError as exc:
+        raise SgrKitError(f"{path}: not valid YAML ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+                          ) from None  # fmt: skip
+    except RecursionError:  # pragma: no cover - the depth check comes first
+        raise SgrKitError(f"{path}: YAML nested too deeply to read; at most {MAX_DEPTH} levels are read") from None
+    except ValueError as exc:  # an integer of more digits than Python reads, a date out of range
+        if "integer string conversion" in str(exc):
+            raise SgrKitError(f"{path}: holds an integer of more than {sys.get_int_max_str_digits() or 4300} digits "
+                              f"(more than any field can hold)") from None  # fmt: skip
+        raise SgrKitError(f"{path}: a value YAML cannot make into data ({str(exc)[:120]})") from None
+    value, _ = valid_unicode(value)  # a lone surrogate ("\\ud800") could be read but never written out
+    return (value, tree) if node else value
+
+
 _WIDTH = 60
 
 
+def _pieces(value: Any, depth: int = 0) -> Iterator[str]:
+    """``value`` as JSON text in pieces, each piece bounded, produced only as they are asked for.
+
+    A list or object is walked lazily, so describing a value built from YAML aliases (a
+    billion shared references) costs what is shown, never the whole value.
+    """
+    if depth > _WIDTH:  # deeper than shown anyway
+        yield "…"
+    elif isinstance(value, dict):
+        yield "{"
+        for i, (key, item) in enumerate(value.items()):
+            yield ", " if i else ""
+            yield from _pieces(key if isinstance(key, str) else str(key)[:_WIDTH], depth + 1)
+            yield ": "
+            yield from _pieces(item, depth + 1)
+        yield "}"
+    elif isinstance(value, (list, tuple)):
+        yield "["
+        for i, item in enumerate(value):
+            yield ", " if i else ""
+            yield from _pieces(item, depth + 1)
+        yield "]"
+    elif isinstance(value, str):
+        yield json.dumps(value[:_WIDTH + 1], ensure_ascii=True)
+    elif value is None or isinstance(value, bool):
+        yield json.dumps(value)
+    elif isinstance(value, int):
+        yield str(value) if value.bit_length() <= 256 else "…"
+    elif isinstance(value, float):
+        yield json.dumps(value)
+    else:
+        yield type(value).__name__
+
+
+def _short(text_pieces: Iterable[str], width: int) -> str:
+    """The first ``width`` characters of the concatenated pieces, "…" when there were more."""
+    out, size = [], 0
+    for piece in text_pieces:
+        out.append(piece)
+        size += len(piece)
+        if size > width:
+            return "".join(out)[:width] + "…"
+    return "".join(out)
+
+
 def describe(value: Any) -> str:
-    """A value from an input file as an error message shows it: its JSON kind and its start.
+    """A value from an input file as an error message shows it: its JSON kind and its start, bounded.
+
+    Whatever ``value`` is (a string of a million characters, a list holding itself a billion
+    times over through YAML aliases, an integer of 10,000 digits), what is built is at most
+    about 60 characters: the message never renders the whole value. Every error
+    message that shows a value found in an input uses this function.
 
     Examples
     --------
@@ -223,10 +360,17 @@ def describe(value: Any) -> str:
     'an integer of 101 digits (1000000000…)'
     >>> describe(float("inf")), describe({"a": 1})
     ('a number too large (infinity)', 'an object {"a": 1}')
+    >>> laughs = ["lol"] * 9
+    >>> for _ in range(9):
+    ...     laughs = [laughs] * 9  # 9**10 strings if it were written out
+    >>> describe(laughs)
+    'a list [[[[[[[[[["lol", "lol", "lol", "lol", "lol", "lol", "lol", "…'
     """
     if value is None or isinstance(value, bool):
         return json.dumps(value)
     if isinstance(value, int):
+        if value.bit_length() > 14_000:  # more digits than str() may show
+            return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
         digits = str(value)
         return digits if len(digits) <= 40 else f"an integer of {len(digits.lstrip('-'))} digits ({digits[:10]}…)"
     if isinstance(value, float):
@@ -238,12 +382,13 @@ def describe(value: Any) -> str:
     if isinstance(value, str):
         shown = repr(value[:_WIDTH])
         return shown if len(value) <= _WIDTH else f"{shown}… ({len(value)} characters)"
-    kind = {list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+    kind = {list: "a list", dict: "an object", tuple: "a list"}.get(type(value), type(value).__name__)
+    if not isinstance(value, (list, tuple, dict)):
+        return kind
     try:
-        text = json.dumps(value, ensure_ascii=True)
+        return f"{kind} {_short(_pieces(value), _WIDTH)}"
     except (TypeError, ValueError, RecursionError):
         return kind
-    return f"{kind} {text[:_WIDTH]}{'…' if len(text) > _WIDTH else ''}"
 
 
 def whole_number(value: Any, loc: str, field: str, *, default: int | None = None, maximum: int = MAX_WHOLE) -> int:

@@ -12,14 +12,16 @@ intact. New files get the permissions the user's umask gives an ordinary new fil
 Names that come from data (a task id, a system name) never choose where a file goes
 unchecked: :func:`child_path` turns such a name into one file name inside a folder.
 
-**Sheets meant for people** (annotation sheets, label files, the agreement table, the final
-audit labels) are opened in spreadsheets, where a cell starting with ``=``, ``+``, ``-``,
-``@``, a tab or a carriage return runs as a formula. :func:`write_sheet` writes them with
-every such text cell prefixed by a single quote ``'`` (the OWASP CSV-injection guidance),
-so a spreadsheet shows it as text; numbers, ``-2.5`` included, stay numbers.
-:func:`sheet_value` undoes it when sgr-kit reads its own files back, so a system named
-``=HYPERLINK("http://x","y")`` comes back as it was given. Lines end in CRLF (RFC 4180), so that a carriage return inside a cell is quoted and
-read back. The rule (:func:`sheet_cell`):
+**Every CSV file sgr-kit writes is formula-safe.** CSV files are opened in spreadsheets,
+where a cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return runs as a
+formula. :func:`write_table` (scores, the report's tables), :func:`table_stream` and
+:func:`write_sheet` (annotation sheets, label files, the agreement table, the final audit
+labels) write every such text cell, and column name, prefixed by a single quote ``'`` (the
+OWASP CSV-injection guidance, :func:`sheet_frame`), so a spreadsheet shows it as text;
+numbers, ``-2.5`` included, stay numbers. :func:`sheet_value` and :func:`plain_frame` undo it
+when sgr-kit reads its own files back, so a system named ``=HYPERLINK("http://x","y")`` comes
+back as it was given. Sheets' lines end in CRLF (RFC 4180), and so do a table's when a cell
+holds a carriage return, so that such a cell is quoted and read back. The rule (:func:`sheet_cell`):
 a text whose leading quotes, removed, leave a text starting with one of those characters
 that is not a number gets one more ``'`` in front; reading removes one ``'`` from such a
 text only. A text that itself starts with ``'`` before a formula character is therefore
@@ -40,8 +42,9 @@ import pandas as pd
 from .errors import SgrKitError
 
 __all__ = [
-    "FORMULA_STARTS", "SHEET_LINE_END", "sheet_cell", "sheet_value", "sheet_frame", "write_sheet",
-    "TABLE_SUFFIXES", "check_writable", "probe_writable", "check_not_input", "atomic_path", "atomic_file", "write_table", "write_text", "write_bytes",
+    "FORMULA_STARTS", "SHEET_LINE_END", "sheet_cell", "sheet_value", "sheet_frame", "plain_frame", "table_csv", "read_csv", "write_sheet",
+    "TABLE_SUFFIXES", "check_writable", "probe_writable", "check_not_input", "atomic_path", "atomic_file",
+    "leftover_temporaries", "write_table", "write_text", "write_bytes",
     "TableStream", "table_stream", "child_path",
 ]  # fmt: skip
 
@@ -97,14 +100,92 @@ def sheet_value(text: str) -> str:
     return text
 
 
+def _map_text(series: pd.Series, function: Callable[[str], str], firsts: str) -> pd.Series:
+    """``series`` with ``function`` applied to each text cell starting with one of ``firsts`` (others untouched)."""
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        categories = dtype.categories
+        if categories.dtype == object or isinstance(categories.dtype, pd.StringDtype):
+            renamed = [function(c) if isinstance(c, str) else c for c in categories]
+            return series.cat.rename_categories(renamed) if renamed != list(categories) else series
+        return series
+    if not (dtype == object or isinstance(dtype, pd.StringDtype)):
+        return series
+    try:
+        hit = series.str.slice(0, 1).isin(list(firsts)).fillna(False).astype(bool)
+    except AttributeError:  # no text in the column at all
+        return series
+    if not hit.any():
+        return series
+    out = series.copy()
+    out[hit] = series[hit].map(function)
+    return out
+
+
 def sheet_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with :func:`sheet_cell` applied to every text cell (a copy; other cells unchanged)."""
+    """``frame`` with :func:`sheet_cell` applied to every text cell and column name (a copy; numbers unchanged).
+
+    Text columns of any kind are covered: ``object``, pandas ``string`` and categorical columns
+    (their categories).
+
+    Examples
+    --------
+    >>> sheet_frame(pd.DataFrame({"=x": ["@SUM(1)", "a"], "n": [-2.5, 1.0]})).to_dict("list")
+    {"'=x": ["'@SUM(1)", 'a'], 'n': [-2.5, 1.0]}
+    """
     out = frame.copy()
-    for column in out.columns:
-        if out[column].dtype == object or isinstance(out[column].dtype, pd.StringDtype):
-            out[column] = out[column].map(sheet_cell, na_action="ignore")
+    for i in range(out.shape[1]):
+        out.isetitem(i, _map_text(out.iloc[:, i], sheet_cell, "".join(_FIRST)))
     out.columns = [sheet_cell(c) if isinstance(c, str) else c for c in out.columns]
     return out
+
+
+def plain_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` as :func:`sheet_frame` was given it: :func:`sheet_value` on every text cell and column name.
+
+    What sgr-kit's readers of its own CSV files apply (:func:`sgr_kit.load.scores.read_table`),
+    so a system named ``=HYPERLINK(...)`` comes back as it was given.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"=x": ["@SUM(1)", "'quoted", None], "n": [-2.5, 1.0, 2.0]})
+    >>> plain_frame(sheet_frame(frame)).equals(frame)
+    True
+    """
+    out = frame.copy()
+    for i in range(out.shape[1]):
+        out.isetitem(i, _map_text(out.iloc[:, i], sheet_value, "'"))
+    out.columns = [sheet_value(c) if isinstance(c, str) else c for c in out.columns]
+    return out
+
+
+def read_csv(path: str | os.PathLike, **options) -> pd.DataFrame:
+    """A CSV file sgr-kit wrote, read by :func:`pandas.read_csv` (``options`` passed on), its text as given.
+
+    :func:`plain_frame` undoes the formula-safe prefix of :func:`write_table`; for a checked read
+    with errors naming file and line, see :func:`sgr_kit.load.scores.read_table`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = write_table(pd.DataFrame({"system": ["=HYPERLINK(1)"], "d": [-2.5]}), Path(tempfile.mkdtemp()) / "t.csv")
+    >>> read_csv(path).to_dict("records")
+    [{'system': '=HYPERLINK(1)', 'd': -2.5}]
+    """
+    return plain_frame(pd.read_csv(path, **options))
+
+
+def table_csv(frame: pd.DataFrame) -> str:
+    """``frame`` as the formula-safe CSV text :func:`write_table` writes (no index).
+
+    Examples
+    --------
+    >>> print(table_csv(pd.DataFrame({"tool": ["@SUM(1+1)*cmd|' /C calc'!A0", "search"], "n": [-2, 3]})), end="")
+    tool,n
+    '@SUM(1+1)*cmd|' /C calc'!A0,-2
+    search,3
+    """
+    return sheet_frame(frame).to_csv(index=False, lineterminator=SHEET_LINE_END)
 
 
 def _umask_mode() -> int:
@@ -189,6 +270,37 @@ def check_not_input(path: str | os.PathLike, inputs, *, what: str = "output") ->
     return Path(path)
 
 
+#: The random part of a temporary file name (``tempfile.mkstemp``: eight of these characters).
+_TEMPORARY = re.compile(r"[a-z0-9_]{8}\.tmp")
+
+
+def leftover_temporaries(path: str | os.PathLike) -> list[Path]:
+    """Temporary files beside ``path`` named as :func:`atomic_path` names them (``.NAME.xxxxxxxx.tmp``).
+
+    What a write of ``path`` killed outright (SIGKILL, a crash of the machine) leaves behind:
+    sgr-kit removes them where it can prove their writer is gone (the label store, under the
+    label file's lock), and :func:`atomic_path` lists them otherwise.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / ".scores.csv.a1b2c3d4.tmp").write_text("half a table")
+    >>> _ = (folder / ".scores.csv.notes.txt").write_text("mine")
+    >>> [p.name for p in leftover_temporaries(folder / "scores.csv")]
+    ['.scores.csv.a1b2c3d4.tmp']
+    """
+    out = Path(path)
+    prefix = f".{out.name}."
+    try:
+        names = os.listdir(out.parent)
+    except OSError:
+        return []
+    return sorted(out.parent / n for n in names
+                  if n.startswith(prefix) and _TEMPORARY.fullmatch(n[len(prefix):])
+                  and os.path.isfile(out.parent / n) and not os.path.islink(out.parent / n))  # fmt: skip
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[str]:
     """Yield a temporary file name beside ``path``; move the file into place when the block completes.
@@ -217,6 +329,15 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
         os.close(fd)
     except OSError as exc:
         raise SgrKitError(f"output {out}: cannot write in {out.parent} ({exc.strerror or exc})") from None
+    left = [p for p in leftover_temporaries(out) if p.name != Path(tmp).name]
+    if left:  # another writer's, or a killed one's: which, sgr-kit cannot tell here; say so once per write
+        import shlex
+        import warnings
+
+        warnings.warn(f"{out}: {len(left)} temporary file(s) beside it left by a write that was interrupted, or "
+                      f"still being written by another process; once no other sgr-kit writes {out.name}, remove "
+                      f"them: rm -- {' '.join(shlex.quote(str(p)) for p in left[:5])}"
+                      f"{' ...' if len(left) > 5 else ''}", UserWarning, stacklevel=3)  # fmt: skip
     try:
         try:
             yield tmp
@@ -247,17 +368,26 @@ def atomic_file(path: str | os.PathLike, write: Callable[[str], None]) -> Path:
 def write_table(frame: pd.DataFrame, path: str | os.PathLike, *, force: bool = False) -> Path:
     """Write ``frame`` to ``path`` (CSV or parquet by suffix) atomically.
 
+    A CSV file is formula-safe, as every CSV sgr-kit writes: a text cell (or column name) that a
+    spreadsheet would run as a formula gets a leading ``'`` (:func:`sheet_frame`; numbers stay
+    numbers), which sgr-kit's readers remove (:func:`plain_frame`). A text holding a carriage
+    return is quoted (the file's lines then end in CRLF).
+
     Examples
     --------
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
     >>> write_table(pd.DataFrame({"a": [1]}), folder / "t.csv").read_text()
     'a\\n1\\n'
+    >>> print(write_table(pd.DataFrame({"system": ["=1+1"], "d": [-2.5]}), folder / "u.csv").read_text(), end="")
+    system,d
+    '=1+1,-2.5
     """
     out = check_writable(path, force=force, suffixes=TABLE_SUFFIXES)
     if out.suffix.lower() == ".parquet":
         return atomic_file(out, lambda tmp: frame.to_parquet(tmp, index=False))
-    return atomic_file(out, lambda tmp: frame.to_csv(tmp, index=False))
+    return atomic_file(out, lambda tmp: sheet_frame(frame).to_csv(tmp, index=False,
+                                                                  lineterminator=SHEET_LINE_END))  # = table_csv
 
 
 def write_sheet(frame: pd.DataFrame, path: str | os.PathLike, *, force: bool = False) -> Path:
@@ -304,7 +434,8 @@ class TableStream:
 
     Parquet files get row groups of ``row_group_rows`` rows whatever the batches' sizes, so
     the same rows in the same order always give the same file; CSV files get one header and
-    the rows as :meth:`pandas.DataFrame.to_csv` writes them.
+    the rows as :meth:`pandas.DataFrame.to_csv` writes them, formula-safe (:func:`sheet_frame`),
+    lines ending in CRLF.
 
     Attributes
     ----------
@@ -338,7 +469,8 @@ class TableStream:
         self.rows += batch.num_rows
         if self._csv is not None:
             table = batch if isinstance(batch, self._pa.Table) else self._pa.Table.from_batches([batch])
-            table.to_pandas().to_csv(self._csv, index=False, header=self.rows == batch.num_rows)
+            sheet_frame(table.to_pandas()).to_csv(self._csv, index=False, header=self.rows == batch.num_rows,
+                                                  lineterminator=SHEET_LINE_END)
             return
         self._pending += batch.to_batches() if isinstance(batch, self._pa.Table) else [batch]
         self._pending_rows += batch.num_rows
@@ -362,7 +494,8 @@ class TableStream:
         """Finish the file (``complete``) or just release it (on failure)."""
         if self._csv is not None:
             if complete and self.rows == 0:
-                self._pa.Table.from_batches([], schema=self._schema).to_pandas().to_csv(self._csv, index=False)
+                empty = self._pa.Table.from_batches([], schema=self._schema).to_pandas()
+                sheet_frame(empty).to_csv(self._csv, index=False, lineterminator=SHEET_LINE_END)
             self._csv.close()
             return
         if complete:

@@ -38,9 +38,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-import yaml
-
-from .errors import SgrKitError
+from .errors import SgrKitError, decode_json, decode_yaml, describe
 from .schema import FIELD_TYPES
 from .types import Schema, Task
 
@@ -264,14 +262,7 @@ def load_rules(path: str | Path) -> Rules:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise SgrKitError(f"{path}: cannot read the rules file ({error})") from None
-    try:
-        data = json.loads(text) if suffix == ".json" else yaml.safe_load(text)
-    except json.JSONDecodeError as error:
-        raise SgrKitError(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        at = f"{path}:{mark.line + 1}" if mark is not None else f"{path}"
-        raise SgrKitError(f"{at}: not valid YAML ({getattr(error, 'problem', None) or error})") from None
+    data = decode_json(text, path)[0] if suffix == ".json" else decode_yaml(text, path)
     return _validate(data, str(path))
 
 
@@ -287,15 +278,15 @@ def _validate(data: object, source: str) -> Rules:
     entries = []
     for selector, entry in tasks.items():
         if not isinstance(selector, str) or not selector.strip():
-            raise SgrKitError(f"{source}: task selector must be a non-empty string, found {selector!r}")
+            raise SgrKitError(f"{source}: task selector must be a non-empty string, found {describe(selector)}")
         entries.append((selector, _entry(entry, source, selector)))
     return Rules(entries=tuple(entries), source=source)
 
 
 def _entry(entry: object, source: str, selector: str) -> TaskRules:
-    at = f"{source}: task {selector!r}"
+    at = f"{source}: task {describe(selector)}"
     if not isinstance(entry, dict):
-        raise SgrKitError(f"{at}: expected a mapping with keys among {', '.join(RULE_KEYS)}, found {entry!r}")
+        raise SgrKitError(f"{at}: expected a mapping with keys among {', '.join(RULE_KEYS)}, found {describe(entry)}")
     unknown = [k for k in entry if k not in RULE_KEYS]
     if unknown:
         raise SgrKitError(
@@ -310,7 +301,7 @@ def _entry(entry: object, source: str, selector: str) -> TaskRules:
     types = []
     for column, kind in _columns(entry.get("types", {}), f"{at}, types", "column -> type").items():
         if kind not in FIELD_TYPES:
-            raise SgrKitError(f"{at}, types.{column}: unknown type {kind!r}; expected one of {', '.join(FIELD_TYPES)}")
+            raise SgrKitError(f"{at}, types.{column}: unknown type {describe(kind)}; expected one of {', '.join(FIELD_TYPES)}")
         types.append((column, kind))
     tolerance = []
     for column, value in _columns(entry.get("tolerance", {}), f"{at}, tolerance", "column -> number").items():
@@ -319,16 +310,16 @@ def _entry(entry: object, source: str, selector: str) -> TaskRules:
     if "key" in entry:
         value = entry["key"]
         if not isinstance(value, list) or not value or not all(isinstance(c, str) and c for c in value):
-            raise SgrKitError(f"{at}, key: expected a non-empty list of column names, found {value!r}")
+            raise SgrKitError(f"{at}, key: expected a non-empty list of column names, found {describe(value)}")
         if len(set(value)) != len(value):
-            raise SgrKitError(f"{at}, key: a column appears twice in {value!r}")
+            raise SgrKitError(f"{at}, key: a column appears twice in {describe(value)}")
         key = tuple(value)
     return TaskRules(aliases=tuple(aliases), types=tuple(types), tolerance=tuple(tolerance), key=key)
 
 
 def _mapping(value: object, at: str, expected: str) -> dict:
     if not isinstance(value, dict):
-        raise SgrKitError(f"{at}: expected a mapping {expected}, found {value!r}")
+        raise SgrKitError(f"{at}: expected a mapping {expected}, found {describe(value)}")
     return value
 
 
@@ -336,7 +327,7 @@ def _columns(value: object, at: str, expected: str) -> dict:
     mapping = _mapping(value, at, expected)
     for column in mapping:
         if not isinstance(column, str) or not column:
-            raise SgrKitError(f"{at}: column names must be non-empty strings, found {column!r}")
+            raise SgrKitError(f"{at}: column names must be non-empty strings, found {describe(column)}")
     return mapping
 
 
@@ -345,16 +336,16 @@ def _text(value: object, at: str) -> str:
         return value
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    raise SgrKitError(f"{at}: aliases must be strings (quote {value!r} in the file), found {type(value).__name__}")
+    raise SgrKitError(f"{at}: aliases must be strings (quote {describe(value)} in the file), found {type(value).__name__}")
 
 
 def _tolerance(value: object, at: str) -> Decimal:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise SgrKitError(f"{at}: expected a number >= 0, found {value!r}")
+        raise SgrKitError(f"{at}: expected a number >= 0, found {describe(value)}")
     try:
         number = Decimal(str(value).strip())
     except InvalidOperation:
-        raise SgrKitError(f"{at}: expected a number >= 0, found {value!r}") from None
+        raise SgrKitError(f"{at}: expected a number >= 0, found {describe(value)}") from None
     if not number.is_finite() or number < 0:
-        raise SgrKitError(f"{at}: expected a finite number >= 0, found {value!r}")
+        raise SgrKitError(f"{at}: expected a finite number >= 0, found {describe(value)}")
     return number

@@ -234,3 +234,77 @@ def test_formula_like_names_and_notes_are_written_as_text_and_read_back_as_given
     back = load_labels(path).iloc[0]
     assert (back["system"], back["task_id"], back["annotator"]) == (text.strip(), text.strip(), annotator)
     assert back["note"] == " ".join(text.split())
+
+
+def _many_writer(path: str, who: str, n: int, start, errors) -> None:
+    """One writer process: waits for the shared start, opens the store (a read racing the others' writes), labels ``n``."""
+    try:
+        start.wait()
+        store = LabelStore(path, "ann")
+        for i in range(n):
+            store.set(who, f"t{i}", 0, "correct", note=f"{who} {i}")
+    except BaseException as exc:  # reported to the test, which names it
+        errors.put(f"{who}: {type(exc).__name__}: {exc}")
+        raise
+
+
+@pytest.mark.parametrize(("writers", "labels"), [(50, 4), (200, 3)])
+def test_many_processes_writing_one_file_at_once_keep_every_label(tmp_path, writers, labels):
+    # every process opens its store and writes at once (one start event, no sleeps): a store's first read races
+    # the others' writes, so a stamp taken after that read would let a later write put back stale rows
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    path = tmp_path / "ann.csv"
+    LabelStore(path, "ann")
+    start, errors = context.Event(), context.Queue()
+    procs = [context.Process(target=_many_writer, args=(str(path), f"w{k:03d}", labels, start, errors))
+             for k in range(writers)]
+    for proc in procs:
+        proc.start()
+    start.set()
+    for proc in procs:
+        proc.join(timeout=300)
+    failed = [errors.get(timeout=5) for _ in range(sum(p.exitcode != 0 for p in procs))]
+    assert not failed, failed[:3]
+    kept = load_labels(path)
+    assert len(kept) == writers * labels, f"{writers * labels - len(kept)} of {writers * labels} labels lost"
+    assert set(zip(kept["system"], kept["task_id"])) == {(f"w{k:03d}", f"t{i}") for k in range(writers)
+                                                        for i in range(labels)}
+
+
+def test_a_killed_writers_temporary_file_is_removed_by_the_next_writer(tmp_path):
+    # temporary files of a label file are made only under its lock: the writer holding it knows their maker is gone
+    path = tmp_path / "ann.csv"
+    store = LabelStore(path, "ann")
+    left = tmp_path / ".ann.csv.k1ll3d_x.tmp"
+    left.write_text("system,task_id\r\nhalf", encoding="utf-8")
+    mine = tmp_path / ".ann.csv.notes.txt"  # not sgr-kit's temporary naming: never touched
+    mine.write_text("keep", encoding="utf-8")
+    store.set("m", "t1", 0, "correct")
+    assert not left.exists() and mine.read_text(encoding="utf-8") == "keep"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".ann.csv.lock", ".ann.csv.notes.txt", "ann.csv"]
+
+
+def test_a_lock_file_that_exists_but_cannot_be_written_is_named_as_such(tmp_path, monkeypatch):
+    import errno
+
+    from sgr_kit.annotate import store as store_module
+
+    path = tmp_path / "ann.csv"
+    store = LabelStore(path, "ann")
+
+    class Refused:  # what filelock raises when the lock file is there but not writable (a user without permission)
+        def __init__(self, lock_file, timeout):
+            self.lock_file = lock_file
+
+        def acquire(self):
+            raise PermissionError(errno.EACCES, "Permission denied", str(self.lock_file))
+
+    monkeypatch.setattr(store_module, "FileLock", Refused)
+    with pytest.raises(SgrKitError, match=r"its lock file .*\.ann\.csv\.lock exists but cannot be opened for writing "
+                                          r"\(Permission denied\)"):  # fmt: skip
+        store.set("m", "t1", 0, "correct")
+    store_module.lock_path(path).unlink()
+    with pytest.raises(SgrKitError, match=r"cannot create its lock file .*\.ann\.csv\.lock in .* \(Permission denied\)"):
+        store.set("m", "t1", 0, "correct")

@@ -58,7 +58,13 @@ def test_csv_and_yaml_price_files_read_the_same(prices, tmp_path):
 
 @pytest.mark.parametrize(("text", "message"), [
     ("system,input,cached_input,output\nsys-a,2,-1,8\n", r"prices\.csv:2: column 3: column 'cached_input': expected "
-     r"a price in USD per million tokens \(a number >= 0\); found -1"),
+     r"a price in USD per million tokens \(a number from 0 to 1,000,000\); found '-1'"),
+    ("system,input,cached_input,output\nsys-a,1_000,1,8\n", r"prices\.csv:2: column 2: column 'input': .* found '1_000'"),
+    ("system,input,cached_input,output\nsys-a,2,\uff11\uff12,8\n",
+     r"prices\.csv:2: column 3: column 'cached_input': .* found '\uff11\uff12'"),
+    ("system,input,cached_input,output\nsys-a,2,1,1e300\n", r"prices\.csv:2: column 4: column 'output': expected a "
+     r"price in USD per million tokens \(a number from 0 to 1,000,000\); found '1e300'"),
+    ("system,input,cached_input,output\nsys-a,inf,1,1\n", r"prices\.csv:2: column 2: .* found 'inf'"),
     ("system,input,cached,output\nsys-a,2,1,8\n", r"prices\.csv:1: column 3: unknown column 'cached'"),
     ("system,input,output\nsys-a,2,8\n", r"prices\.csv:2: column 'cached_input' is missing"),
     ("system,model,input,cached_input,output\na,m,1,1,1\n",
@@ -86,6 +92,18 @@ def test_a_bad_yaml_price_names_its_line_and_column(tmp_path):
         read_prices(other)
     with pytest.raises(SgrKitError, match=r"no such file"):
         read_prices(tmp_path / "missing.csv")
+
+
+@pytest.mark.parametrize("price", ["1_000", "0x10", "1e300", ".inf", "\uff11\uff12"])
+def test_a_yaml_price_is_read_as_written_and_a_spelling_python_alone_reads_is_refused(tmp_path, price):
+    # YAML 1.1 reads 1_000 and 0x10 as numbers; a price is plain decimal, at most 1,000,000
+    path = tmp_path / "prices.yaml"
+    path.write_text(f"- model: m\n  input: 1\n  cached_input: {price}\n  output: 2\n", encoding="utf-8")
+    with pytest.raises(SgrKitError, match=rf"prices\.yaml:3: column 17: column 'cached_input': expected a "
+                                          rf"price .*; found '{price}'"):  # fmt: skip
+        read_prices(path)
+    path.write_text("- model: m\n  input: 1\n  cached_input: '0.5'\n  output: 2.5e-1\n", encoding="utf-8")
+    assert read_prices(path)[["input", "cached_input", "output"]].iloc[0].tolist() == [1.0, 0.5, 0.25]
 
 
 def test_reported_costs_are_kept_and_the_others_priced_from_tokens(prices):
@@ -187,7 +205,7 @@ def test_a_records_totals_are_read_and_checked(tmp_path):
         ({"cost_usd": -1}, r"runs\.jsonl:2: totals\.cost_usd must be a number >= 0 or null; found -1"),
         ({"seconds": "long"}, r"runs\.jsonl:2: totals\.seconds must be a number >= 0 or null; found 'long'"),
         ({"input_tokens": 1.5}, r"runs\.jsonl:2: totals\.input_tokens must be a whole number >= 0"),
-        ({"model": 7}, r"runs\.jsonl:2: totals\.model must be a string; found int 7"),
+        ({"model": 7}, r"runs\.jsonl:2: totals\.model must be a string; found 7$"),
         ({"cost": 1}, r"runs\.jsonl:2: totals\.cost is not a total; expected some of input_tokens"),
         ([1, 2], r"runs\.jsonl:2: totals must be an object"),
     ]:  # fmt: skip

@@ -160,3 +160,16 @@ def test_a_name_from_data_never_leaves_the_folder(tmp_path, name):
     path = child_path(tmp_path, name, suffix=".md")
     assert path.parent == tmp_path and path.resolve().parent == tmp_path.resolve()
     assert not path.name.startswith(".")
+
+
+def test_temporary_files_left_by_an_interrupted_write_are_listed_with_the_command_to_remove_them(tmp_path):
+    from sgr_kit.output import leftover_temporaries
+
+    left = tmp_path / ".scores.csv.a1b2c3d4.tmp"
+    left.write_text("half a table", encoding="utf-8")
+    (tmp_path / ".scores.csv.mine").write_text("not sgr-kit's", encoding="utf-8")
+    assert leftover_temporaries(tmp_path / "scores.csv") == [left]
+    with pytest.warns(UserWarning, match=r"scores\.csv: 1 temporary file\(s\) beside it left by a write that was "
+                                         r"interrupted.*remove them: rm -- \S*\.scores\.csv\.a1b2c3d4\.tmp"):
+        write_table(pd.DataFrame({"a": [1]}), tmp_path / "scores.csv")
+    assert left.exists()  # listed, never removed: another process may still be writing it

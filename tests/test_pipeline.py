@@ -10,6 +10,7 @@ import pytest
 
 from sgr_kit.cli import main
 from sgr_kit.errors import SgrKitError
+from sgr_kit.output import table_csv
 from sgr_kit.pipeline import score_files, score_files_to
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
@@ -27,8 +28,8 @@ def test_streamed_outputs_hold_the_tables_of_score_files(tmp_path, in_memory, su
     _, _, scores = score_files_to(TASKS, DEMO / "runs.jsonl", out, cells=cells, progress=False)
     pd.testing.assert_frame_equal(scores, in_memory.scores)
     if suffix == ".csv":  # byte for byte what writing the in-memory tables gives
-        assert out.read_text() == in_memory.scores.to_csv(index=False)
-        assert cells.read_text() == in_memory.cells.to_csv(index=False)
+        assert out.read_bytes() == table_csv(in_memory.scores).encode()  # formula-safe, as every CSV written
+        assert cells.read_bytes() == table_csv(in_memory.cells).encode()
     else:
         pd.testing.assert_frame_equal(pd.read_parquet(cells), in_memory.cells)
         pd.testing.assert_frame_equal(pd.read_parquet(out), in_memory.scores)

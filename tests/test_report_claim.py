@@ -105,6 +105,52 @@ def test_a_lock_left_by_a_build_that_was_killed_does_not_block(tmp_path):
     assert not (tmp_path / ".R.lock").exists()
 
 
+def _holder(out: Path) -> subprocess.Popen:
+    holder = subprocess.Popen([sys.executable, "-c", "import sys; from pathlib import Path; "
+                               "from sgr_kit.report.folder import ReportClaim; "
+                               f"c = ReportClaim(Path({str(out)!r}), command='holder'); print('held', flush=True); "
+                               "sys.stdin.readline(); c.release()"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)  # fmt: skip
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_one_claim_per_real_folder_whatever_name_leads_to_it(tmp_path):
+    # --out real and --out link (a link to real), or a name through a linked parent: one folder, one claim
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    (tmp_path / "parent-link").symlink_to(tmp_path)
+    for first, second in ((real, tmp_path / "link"), (tmp_path / "link", real),
+                          (tmp_path / "parent-link" / "real", tmp_path / "link")):  # fmt: skip
+        holder = _holder(first)
+        try:
+            with pytest.raises(SgrKitError, match=rf"report folder {re.escape(str(real))}: another build is writing it "
+                                                  rf"\(process {holder.pid} .*'holder'"):  # fmt: skip
+                ReportClaim(second)
+        finally:
+            holder.stdin.close()
+            holder.wait(timeout=30)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "parent-link", "real"]  # no lock file left
+
+
+def test_an_out_that_is_a_symlink_is_written_through_and_stays_a_link(fixture, tmp_path):
+    # writing through is what a user who chose to link the folder expects; the link is never replaced by a folder
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(real, target_is_directory=True)
+    result = build_report(fixture["tasks"], fixture["runs"], link, notebooks=["01"], parameters={"n_boot": 100},
+                          progress=False, workers=1)  # fmt: skip
+    assert result.ok
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert json.loads((real / "provenance.json").read_text())["report"] == "sgr-kit report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "real"]  # no build folder, no lock file beside either
+    with pytest.raises(SgrKitError, match=rf"report folder {re.escape(str(link))} is not empty; pass --force"):
+        build_report(fixture["tasks"], fixture["runs"], link, notebooks=["01"], parameters={"n_boot": 100},
+                     progress=False, workers=1)  # fmt: skip
+
+
 def test_a_folder_made_during_the_build_is_never_deleted_and_the_report_is_kept_beside(fixture, tmp_path):
     # the case: `sgr-kit report --out R1 &`, then `mkdir R1; echo precious > R1/notes.txt`
     out = tmp_path / "R1"

@@ -68,3 +68,23 @@ def test_an_installed_report_has_the_umasks_modes(tmp_path):
     os.umask(mask)
     assert out.stat().st_mode & 0o777 == 0o777 & ~mask
     assert report_files(out) == []
+
+
+def test_the_next_build_that_claims_a_folder_removes_a_killed_builds_folder_and_names_a_moved_aside_report(tmp_path):
+    from sgr_kit.report.folder import ReportClaim, clean_leftovers
+
+    building = tmp_path / ".R.building-k1ll3d_x"  # what a build killed with SIGKILL leaves (mkdtemp's name)
+    (building / "tables").mkdir(parents=True)
+    (building / "tables" / "main_table.csv").write_text("system\r\nA\r\n", encoding="utf-8")
+    previous = tmp_path / ".R.previous-abcd1234"  # a report moved aside when the kill came during the install
+    (previous / "R").mkdir(parents=True)
+    elsewhere = tmp_path / "precious"
+    elsewhere.mkdir()
+    (tmp_path / ".R.building-l1nk0000").symlink_to(elsewhere)  # not a folder sgr-kit made: left alone
+    (tmp_path / ".R.building-notes").mkdir()  # not sgr-kit's naming: left alone
+    (tmp_path / ".S.building-abcd1234").mkdir()  # another folder's: left alone
+    with ReportClaim(tmp_path / "R") as claim:
+        removed, kept = clean_leftovers(claim)
+    assert removed == [building] and kept == [previous]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".R.building-l1nk0000", ".R.building-notes",
+                                                          ".R.previous-abcd1234", ".S.building-abcd1234", "precious"]

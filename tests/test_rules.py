@@ -122,10 +122,10 @@ def test_rules_are_hashable(tmp_path):
     ("tasks:\n  t_001: {types: [n]}\n", r"task 't_001', types: expected a mapping column -> type"),
     ("tasks:\n  t_001: {tolerance: {n: -1}}\n", r"task 't_001', tolerance\.n: expected a finite number >= 0, found -1"),
     ("tasks:\n  t_001: {tolerance: {n: abc}}\n", r"tolerance\.n: expected a number >= 0, found 'abc'"),
-    ("tasks:\n  t_001: {tolerance: {n: true}}\n", r"tolerance\.n: expected a number >= 0, found True"),
+    ("tasks:\n  t_001: {tolerance: {n: true}}\n", r"tolerance\.n: expected a number >= 0, found true"),
     ("tasks:\n  t_001: {tolerance: {n: .nan}}\n", r"tolerance\.n: expected a finite number >= 0"),
     ("tasks:\n  t_001: {key: id}\n", r"task 't_001', key: expected a non-empty list of column names, found 'id'"),
-    ("tasks:\n  t_001: {key: []}\n", r"key: expected a non-empty list of column names, found \[\]"),
+    ("tasks:\n  t_001: {key: []}\n", r"key: expected a non-empty list of column names, found a list \[\]"),
     ("tasks:\n  t_001: {key: [id, id]}\n", r"key: a column appears twice"),
     ("tasks:\n  t_001: {aliases: [a]}\n", r"task 't_001', aliases: expected a mapping column -> \{spelling"),
     ("tasks:\n  t_001: {aliases: {c: [a]}}\n", r"aliases\.c: expected a mapping spelling -> canonical spelling"),
@@ -150,7 +150,7 @@ def test_file_errors_name_the_file_and_line(tmp_path):
         load_rules(tmp_path / "missing.yaml")
     with pytest.raises(SgrKitError, match=r"bad\.json:2: not valid JSON"):
         load_rules(write(tmp_path, "bad.json", '{"tasks":\n  {,}}'))
-    with pytest.raises(SgrKitError, match=r"bad\.yaml:3: not valid YAML"):
+    with pytest.raises(SgrKitError, match=r"bad\.yaml:3: column 1: not valid YAML"):
         load_rules(write(tmp_path, "bad.yaml", "tasks:\n  t: {key: [a]}\n\tu: 1\n"))  # a TAB on line 3
 
 

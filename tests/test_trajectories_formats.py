@@ -308,7 +308,7 @@ HUGE = "9" * 5000
     ('{"kind": "answer", "text": "a", "tokens": 1e400}', r"t\.jsonl:1: step 0: tokens must be a whole number"),
     ('{"kind": "answer", "text": "a", "t": 1e400}', r"t\.jsonl:1: step 0: t \(seconds since the start\) must be"),
     ('{"kind": "answer", "text": "a", "tokens": 100000000000000000000000000000}',
-     r"t\.jsonl:1: step 0: tokens must be a whole number >= 0 or null; found an integer of 30 digits"),
+     r"t\.jsonl:1: step 0: tokens must be a whole number >= 0 or null; found 1(0){29}$"),
     ('{"role": "assistant", "created": 1e400, "content": "x"}', None),
     ('{"role": "assistant", "usage": {"prompt_tokens": 1e400}, "content": "x"}',
      r"t\.jsonl:1: step 0: usage\.prompt_tokens must be a whole number"),
@@ -318,7 +318,7 @@ HUGE = "9" * 5000
     ('{"type": "assistant", "message": {"id": "m", "content": [], "usage": {"input_tokens": 1e400}}}',
      r"t\.jsonl:1: step 0: usage\.input_tokens must be a whole number"),
     ('{"type": "result", "result": "a", "usage": {"output_tokens": ' + "1" * 40 + "}}",
-     r"t\.jsonl:1: step 0: usage\.output_tokens must be a whole number .* an integer of 40 digits"),
+     r"t\.jsonl:1: step 0: usage\.output_tokens must be a whole number .* found 1{40}$"),
     ("[" * 100_000 + "]" * 100_000, r"t\.jsonl(:1)?: (JSON nested too deeply|expected|record 0)"),
 ])
 def test_hostile_numbers_and_shapes_are_errors_naming_file_line_field_and_step(tmp_path, line, message):

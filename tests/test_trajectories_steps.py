@@ -40,7 +40,7 @@ def test_native_step_takes_url_and_query_from_args():
 
 
 @pytest.mark.parametrize("raw, message", [
-    ({"kind": "tool", "tool": 3}, r"f:1: step 2: tool must be a string; found int"),
+    ({"kind": "tool", "tool": 3}, r"f:1: step 2: tool must be a string; found 3$"),
     ({"kind": "answer", "text": ["a"]}, r"f:1: step 2: text must be a string"),
     ({"kind": "tool", "t": float("inf")}, r"f:1: step 2: t \(seconds since the start\) must be a number"),
     ({"kind": "tool", "tokens": True}, r"f:1: step 2: tokens must be a whole number"),

@@ -19,7 +19,9 @@ therefore keep every label; of two labels of one answer the later wins. The lock
 released when the write is done, also when the process dies (the system releases it); a
 writer that cannot have it within :data:`LOCK_TIMEOUT` seconds gets an error naming the
 lock file. The lock file itself stays beside the label file (removing it while a writer
-holds it would let two writers in); it holds nothing.
+holds it would let two writers in); it holds nothing. A writer killed while writing (SIGKILL)
+leaves its temporary file (``.<name>.csv.xxxxxxxx.tmp``) beside the label file: temporary files
+are made only under the lock, so the next writer, holding the lock, removes them.
 
 **Checked where written.** Given the answers that may be labelled (``answers=``: the
 annotation sheet, or the scores table), the store refuses a label of a system, task or
@@ -34,6 +36,7 @@ as they were given.
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import os
 from contextlib import contextmanager
@@ -47,7 +50,7 @@ from filelock import FileLock, Timeout
 
 from ..errors import SgrKitError
 from ..load.labels import label_code, load_labels, read_label_rows
-from ..output import SHEET_LINE_END, atomic_path, sheet_cell
+from ..output import SHEET_LINE_END, atomic_path, leftover_temporaries, sheet_cell
 from ..schema import ANNOTATION_LABELS, ERROR_LABELS, LABEL_COLUMNS, TEXT_DTYPE
 from .known import Answers, KnownAnswers, known_answers
 
@@ -123,6 +126,18 @@ def lock_path(path: str | os.PathLike) -> Path:
     """
     path = Path(path)
     return path.with_name(f".{path.name}.lock")
+
+
+def _lock_failure(path: Path, exc: OSError) -> str:
+    """What stopped the lock of label file ``path`` from being taken, as it is (the lock file there or not)."""
+    lock = lock_path(path)
+    reason = exc.strerror or str(exc)
+    if lock.exists() and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return (f"label file {path}: its lock file {lock} exists but cannot be opened for writing ({reason}); "
+                f"give yourself write permission on it (or remove it when no one labels into {path.name})")
+    if lock.exists():
+        return f"label file {path}: cannot take the lock on its lock file {lock} ({reason})"
+    return f"label file {path}: cannot create its lock file {lock} in {lock.parent} ({reason})"
 
 
 def _key(system: object, task_id: object, repeat: object) -> Key:
@@ -221,7 +236,7 @@ class LabelStore:
             raise SgrKitError(f"label file {self.path}: expected a file name ending in .csv")
         self._rows: dict[Key, dict] = {}
         self._stamp: tuple | None = None
-        if self.path.exists():  # a file is replaced whole (os.replace): reading needs no lock
+        if self.path.exists():  # a file is replaced whole (os.replace): reading needs no lock (see _read)
             self._read()
         else:
             with self._locked():
@@ -242,14 +257,22 @@ class LabelStore:
                 f"{LOCK_TIMEOUT:.0f} s; close the other notebook or tab writing this file, then label again"
             ) from None
         except OSError as exc:
-            raise SgrKitError(f"label file {self.path}: cannot create its lock file {lock_path(self.path)} "
-                              f"({exc.strerror or exc})") from None
+            raise SgrKitError(_lock_failure(self.path, exc)) from None
         try:
+            for left in leftover_temporaries(self.path):  # temporary files are made only under this lock, which is
+                try:  # ours: whoever made these died while writing (SIGKILL, a crash)
+                    left.unlink()
+                except OSError:
+                    pass
             yield
         finally:
             lock.release()
 
     def _read(self) -> None:
+        # The stamp is taken before the read: a file replaced between the two then differs from the
+        # stamp, and the next change reads it again under the lock. (Taken after the read, it would
+        # name a version this store never read, and the next change would write back stale rows.)
+        stamp = self._stat()
         rows = read_label_rows(self.path)
         others = sorted({r["annotator"] for r in rows} - {self.annotator})
         if others:
@@ -258,7 +281,7 @@ class LabelStore:
                 "each annotator writes their own file (choose another file name)"
             )
         self._rows = {(r["system"], r["task_id"], r["repeat"]): {c: r[c] for c in LABEL_COLUMNS} for r in rows}
-        self._stamp = self._stat()
+        self._stamp = stamp
 
     def _stat(self) -> tuple | None:
         """What identifies the file's present version: every write replaces it by a new file."""

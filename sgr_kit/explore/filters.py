@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from sgr_kit.errors import SgrKitError
+from sgr_kit.output import table_csv
 from sgr_kit.schema import (
     FAILED_STATUSES,
     METRICS,
@@ -314,15 +315,18 @@ def selection_means(selection: pd.DataFrame, *, failure_policy: str = "zero") ->
 
 
 def selection_csv(selection: pd.DataFrame) -> str:
-    """A selection as CSV text: its columns as they are, no index, in its row order.
+    """A selection as CSV text: its columns as they are, no index, in its row order, formula-safe.
+
+    A text a spreadsheet would run as a formula gets a leading ``'`` (:func:`sgr_kit.output.table_csv`).
 
     Examples
     --------
-    >>> print(selection_csv(pd.DataFrame({"system": ["A"], "item_f1": [0.5]})), end="")
+    >>> print(selection_csv(pd.DataFrame({"system": ["A", "=1+1"], "item_f1": [0.5, -1.0]})), end="")
     system,item_f1
     A,0.5
+    '=1+1,-1.0
     """
-    return selection.to_csv(index=False, lineterminator="\n")
+    return table_csv(selection)
 
 
 def scores_text_lookup(scores: pd.DataFrame, texts: Mapping[tuple, str]) -> pd.Series:

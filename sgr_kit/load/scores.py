@@ -19,6 +19,7 @@ from typing import Mapping
 import pandas as pd
 
 from ..errors import MAX_WHOLE, SgrKitError, where
+from ..output import plain_frame
 from ..schema import LANGUAGES, METRICS, REQUIRED_SCORE_COLUMNS, SCORE_COLUMNS, STATUSES, TEXT_DTYPE, VARIANTS
 
 __all__ = ["by_language", "load_scores", "read_table"]
@@ -70,6 +71,9 @@ def read_table(
     **csv_options
         More options for :func:`pandas.read_csv`.
 
+    A CSV file's text cells come back as they were given to sgr-kit's formula-safe writers
+    (:func:`sgr_kit.output.plain_frame`: ``'=x`` is read as ``=x``).
+
     Returns
     -------
     frame : DataFrame
@@ -120,7 +124,7 @@ def read_table(
         frame = pd.read_csv(io.StringIO(text), dtype=dtype, index_col=False, **csv_options)
     except (pd.errors.ParserError, ValueError) as exc:
         raise SgrKitError(f"{what} {p}: not a valid table ({exc})") from None
-    return frame, lines[1:]
+    return plain_frame(frame), lines[1:]
 
 
 def _row(lines: list[int] | None, i: int, path: Path) -> str:

@@ -52,12 +52,14 @@ import contextlib
 import json
 import os
 import platform
+import shlex
 import shutil
 import signal
 import sys
 import threading
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -66,10 +68,10 @@ import pandas as pd
 
 from .. import __version__
 from ..errors import SgrKitError
-from ..output import write_table, write_text
+from ..output import read_csv, write_table, write_text
 from ..text import NAME_WIDTH, visible_repr
-from .folder import (REPORT_KIND, ReportClaim, ReportFolderChanged, check_report_folder, copy_report, install_report,
-                     read_provenance, remove_folder, report_files)
+from .folder import (REPORT_KIND, ReportClaim, ReportFolderChanged, check_report_folder, clean_leftovers, copy_report,
+                     install_report, read_provenance, remove_folder, report_files)
 from .html import export_html
 from .pages import NotebookRun, Pages, run_notebook, skip_iri_grammar, slowest_first
 from .parameters import parse_parameter
@@ -259,6 +261,14 @@ def build_report(
         raise SgrKitError(f"report folder {out_dir}: cannot write in {out.parent} ({exc.strerror})") from None
     claim = ReportClaim(out, command=command)  # a second build to this folder stops here, naming this one
     try:
+        removed, kept = clean_leftovers(claim)  # what a killed build left: its claim is ours now, so it is gone
+        for folder in removed:
+            say(f"removed {folder.name}, left by a build of this folder that was killed")
+        for folder in kept:
+            warnings.warn(f"{folder} holds the report that sat at {out} when a build was killed while installing; "
+                          f"put it back with: mv {shlex.quote(str(folder / out.name))} {shlex.quote(str(out))} "
+                          f"(when {out.name} is absent), or remove it: rm -r {shlex.quote(str(folder))}",
+                          UserWarning, stacklevel=2)  # fmt: skip
         check_report_folder(out, force=force)  # again, now that no other build can change it
         expected = claim.check()
         building = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
@@ -390,7 +400,7 @@ def _main_table(folder: Path, runs: Sequence[NotebookRun], scores: pd.DataFrame)
     if not any(run.name == "01_main_table" and run.ok for run in runs):
         return None
     try:
-        table = pd.read_csv(folder / "tables" / "main_table.csv", engine="python",
+        table = read_csv(folder / "tables" / "main_table.csv", engine="python",
                             dtype={"system": str, "variant": str}, keep_default_na=False, na_values=[""])
     except (OSError, ValueError):
         return None

@@ -14,7 +14,9 @@
   deleted, the finished report is kept beside the folder and :class:`ReportFolderChanged`
   names it. The report gets the permissions of the user's umask (``mkdtemp`` made it 0700);
 - :func:`copy_report` and :func:`remove_folder`: a subset rebuild starts from the previous
-  report; a failed or interrupted build removes its folder.
+  report; a failed or interrupted build removes its folder; :func:`clean_leftovers`: what a
+  build killed outright (SIGKILL) left beside the folder is removed by the next build that
+  claims it (the build folder) or named with the command to restore it (a moved-aside report).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import shutil
 import socket
 import stat
@@ -37,7 +40,8 @@ from typing import Sequence
 
 from ..errors import SgrKitError
 
-__all__ = ["REPORT_KIND", "FolderState", "ReportClaim", "ReportFolderChanged", "check_report_folder", "copy_report",
+__all__ = ["REPORT_KIND", "FolderState", "ReportClaim", "ReportFolderChanged", "check_report_folder", "clean_leftovers",
+           "copy_report",
            "folder_state", "install_report", "is_report", "read_provenance", "remove_folder", "rename_no_replace",
            "report_files"]
 
@@ -88,18 +92,22 @@ def check_report_folder(out_dir: str | os.PathLike, *, force: bool = False,
     A folder that equals or contains an input (a task, runs, audit, rules or pairing file or
     folder, a notebook) is refused with or without ``force``.
 
+    A folder given through a symbolic link (``--out link``, the link itself or one of its parent
+    folders) is the folder the link leads to: the report is written there, through the link,
+    which stays as it is (never replaced by a folder).
+
     Returns
     -------
     Path
-        The folder, absolute.
+        The folder, absolute, every symbolic link on the way resolved.
 
     Raises
     ------
     SgrKitError
         Naming the folder and what is in it.
     """
-    out = Path(out_dir).absolute()
-    resolved = Path(os.path.realpath(out))
+    resolved = Path(os.path.realpath(Path(out_dir).absolute()))
+    out = resolved
     for source in inputs:
         path = Path(source)
         if not path.exists():
@@ -174,6 +182,9 @@ def folder_state(out: Path) -> FolderState:
 class ReportClaim:
     """A report folder claimed for one build: a lock on ``.<name>.lock`` beside it, held until :meth:`release`.
 
+    The claim is keyed on the real folder (every symbolic link on the way resolved): ``--out real``
+    and ``--out link`` (a link to ``real``) are one folder and one claim, so the second build stops.
+
     The lock is ``filelock``'s (an OS lock on the file, freed by the system when the process
     ends however it ends); the file holds who took it (process id, host, start time, command),
     which a second build to the same folder names when it stops. The file is removed while
@@ -184,6 +195,7 @@ class ReportClaim:
     def __init__(self, out: Path, *, command: str = "") -> None:
         from filelock import FileLock, Timeout
 
+        out = Path(os.path.realpath(Path(out).absolute()))  # one claim per real folder, whatever name leads to it
         self.out = out
         self.path = out.parent / f".{out.name}.lock"
         self._lock = FileLock(str(self.path), timeout=0, thread_local=False)
@@ -232,6 +244,47 @@ class ReportClaim:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+_MKDTEMP = re.compile(r"[a-z0-9_]{8}")
+
+
+def clean_leftovers(claim: "ReportClaim") -> tuple[list[Path], list[Path]]:
+    """Remove the build folders a killed build left beside the claimed folder; list what only a person may remove.
+
+    Call with the claim held. A build makes its folder (``.<name>.building-xxxxxxxx``) only
+    while it holds the claim on ``<name>``, and this process holds it now, so whoever made such
+    a folder is gone (killed with SIGKILL, or its machine crashed): it is removed. A folder
+    ``.<name>.previous-xxxxxxxx`` holds the report a build moved aside while installing the new
+    one; it is never removed here, only returned, for a message saying how to put it back.
+
+    Returns
+    -------
+    removed : list of Path
+        The build folders removed.
+    kept : list of Path
+        The ``previous`` folders left as they are.
+    """
+    out = claim.out
+    removed, kept = [], []
+    try:
+        names = sorted(os.listdir(out.parent))
+    except OSError:
+        return removed, kept
+    for name in names:
+        path = out.parent / name
+        for kind in ("building", "previous"):
+            prefix = f".{out.name}.{kind}-"
+            if not (name.startswith(prefix) and _MKDTEMP.fullmatch(name[len(prefix):])):
+                continue
+            if not stat.S_ISDIR(os.lstat(path).st_mode):  # sgr-kit makes folders; a link or file is someone else's
+                continue
+            if kind == "previous":
+                kept.append(path)
+            else:
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+    return removed, kept
 
 
 def _umask_dir_mode() -> int:

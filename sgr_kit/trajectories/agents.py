@@ -58,7 +58,7 @@ import math
 from datetime import datetime
 from typing import Any
 
-from ..errors import SgrKitError
+from ..errors import SgrKitError, describe
 from .hosts import host_of
 from .steps import Step, excerpt, number, tool_step
 
@@ -134,12 +134,12 @@ def _arguments(raw: Any, name: str, at: str) -> Any:
     try:
         return json.loads(raw) if raw.strip() else {}
     except json.JSONDecodeError as exc:
-        raise SgrKitError(f"{at}: the arguments of tool call {name!r:.60} are not valid JSON "
-                          f"({exc.msg} at column {exc.colno}): {raw!r:.80}") from None  # fmt: skip
+        raise SgrKitError(f"{at}: the arguments of tool call {describe(name)} are not valid JSON "
+                          f"({exc.msg} at column {exc.colno}): {describe(raw)}") from None  # fmt: skip
     except RecursionError:
-        raise SgrKitError(f"{at}: the arguments of tool call {name!r:.60} are nested too deeply to read") from None
+        raise SgrKitError(f"{at}: the arguments of tool call {describe(name)} are nested too deeply to read") from None
     except ValueError:  # an integer of more digits than Python converts
-        raise SgrKitError(f"{at}: the arguments of tool call {name!r:.60} cannot be read (an integer of more digits "
+        raise SgrKitError(f"{at}: the arguments of tool call {describe(name)} cannot be read (an integer of more digits "
                           "than Python converts)") from None
 
 
@@ -286,7 +286,7 @@ class ClaudeCodeReader(_Base):
             self.anonymous += 1
             mid = f"\0line {self.anonymous}"
         elif not isinstance(mid, str):
-            raise SgrKitError(f"{at}: message.id must be text; found {type(mid).__name__} {mid!r:.60}")
+            raise SgrKitError(f"{at}: message.id must be text; found {describe(mid)}")
         used = _anthropic_usage(message.get("usage"), at)
         if used is not None:
             final = "stop_reason" not in message or message["stop_reason"] is not None
@@ -304,14 +304,14 @@ class ClaudeCodeReader(_Base):
             btype = block.get("type")
             if btype == "text":
                 if not isinstance(block.get("text"), str):
-                    raise SgrKitError(f"{at}: a text block needs text; found {block.get('text')!r:.60}")
+                    raise SgrKitError(f"{at}: a text block needs text; found {describe(block.get('text'))}")
                 if not block["text"].strip():
                     continue
                 step = Step(kind="message", text=block["text"], t=t)
             elif btype in ("tool_use", "server_tool_use"):
                 name = block.get("name")
                 if not isinstance(name, str) or not name:
-                    raise SgrKitError(f"{at}: a tool_use block needs a name; found {name!r:.60}")
+                    raise SgrKitError(f"{at}: a tool_use block needs a name; found {describe(name)}")
                 step = tool_step(name, block.get("input") or {}, t=t)
                 if isinstance(block.get("id"), str):
                     self.calls[block["id"]] = len(self.steps)
@@ -387,7 +387,7 @@ class ChatReader(_Base):
             function = call.get("function") if isinstance(call, dict) else None
             name = function.get("name") if isinstance(function, dict) else None
             if not isinstance(name, str) or not name:
-                raise SgrKitError(f"{at}: a tool call needs function.name; found {call!r:.80}")
+                raise SgrKitError(f"{at}: a tool call needs function.name; found {describe(call)}")
             args = _arguments(function.get("arguments"), name, at)
             if isinstance(call.get("id"), str):
                 self.calls[call["id"]] = len(self.steps)
@@ -483,7 +483,7 @@ class ResponsesReader(_Base):
         if kind in ("function_call", "custom_tool_call"):
             name = obj.get("name")
             if not isinstance(name, str) or not name:
-                raise SgrKitError(f"{at}: a {kind} item needs a name; found {name!r:.60}")
+                raise SgrKitError(f"{at}: a {kind} item needs a name; found {describe(name)}")
             if kind == "function_call":
                 args = _arguments(obj.get("arguments"), name, at)
             else:

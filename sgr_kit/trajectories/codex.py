@@ -104,7 +104,7 @@ import re
 from datetime import datetime
 from typing import Any, Callable
 
-from ..errors import SgrKitError
+from ..errors import SgrKitError, describe
 from .hosts import host_of
 from .agents import _arguments
 from .steps import TOTAL_KEYS, Step, excerpt, tool_step
@@ -190,7 +190,7 @@ def _seconds(value: Any) -> float | None:
 
 def _obj(value: Any, what: str, at: str) -> dict:
     if not isinstance(value, dict):
-        raise SgrKitError(f"{at}: {what} must be an object; found {type(value).__name__} {value!r:.60}")
+        raise SgrKitError(f"{at}: {what} must be an object; found {describe(value)}")
     return value
 
 
@@ -198,7 +198,7 @@ def _str(value: Any, what: str, at: str, *, default: str | None = None) -> str:
     if value is None and default is not None:
         return default
     if not isinstance(value, str):
-        raise SgrKitError(f"{at}: {what} must be text; found {type(value).__name__} {value!r:.60}")
+        raise SgrKitError(f"{at}: {what} must be text; found {describe(value)}")
     return value
 
 
@@ -214,9 +214,7 @@ def _count(value: Any, what: str, at: str) -> int | None:
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**63:
-        digits = int(value.bit_length() * 0.30103) + 1 if isinstance(value, int) else 0
-        shown = f"a number of about {digits} digits" if digits > 60 else f"{value!r:.60}"
-        raise SgrKitError(f"{at}: {what} must be a whole number from 0 to 2**63 - 1 or null; found {shown}")
+        raise SgrKitError(f"{at}: {what} must be a whole number from 0 to 2**63 - 1 or null; found {describe(value)}")
     return value
 
 
@@ -253,7 +251,7 @@ def _web_step(item: dict, at: str, t: float) -> Step:
         queries = action.get("queries")
         if queries is not None:
             if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
-                raise SgrKitError(f"{at}: web_search action.queries must be a list of texts; found {queries!r:.60}")
+                raise SgrKitError(f"{at}: web_search action.queries must be a list of texts; found {describe(queries)}")
             queries = [q.strip() for q in queries if q.strip()]
             if len(queries) > 1 or not text:
                 text = " | ".join(queries) or text
@@ -347,7 +345,7 @@ class CodexExecReader(_Reader):
         iid = item.get("id")
         key = iid if isinstance(iid, str) else None
         if not isinstance(itype, str):
-            raise SgrKitError(f"{at}: an item needs a type (agent_message, command_execution...); found {itype!r:.60}")
+            raise SgrKitError(f"{at}: an item needs a type (agent_message, command_execution...); found {describe(itype)}")
         if itype == "reasoning":
             return
         if itype == "error":

@@ -27,14 +27,14 @@ import csv
 import io
 import math
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 
-from ..errors import SgrKitError, where
+from ..errors import SgrKitError, decode_yaml, describe, where
 from ..schema import TEXT_DTYPE
 
 __all__ = ["PRICE_COLUMNS", "COST_SOURCES", "read_prices", "price_usage", "call_cost", "is_example_prices"]
@@ -62,21 +62,32 @@ def call_cost(input_tokens: float, cached_input_tokens: float, output_tokens: fl
     return (fresh * input + cached_input_tokens * cached_input + output_tokens * output) / 1_000_000
 
 
+#: The largest price read (USD per million tokens, or per web search): larger ones are typing mistakes
+#: (``1e300`` would make a cost of infinity).
+MAX_PRICE = 1_000_000
+_PRICE_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 def _price(value: Any, *, column: str, loc: str, optional: bool = False) -> float:
+    """One price: a number from 0 to :data:`MAX_PRICE`, given as a number or as ASCII decimal text.
+
+    Text is read only when it is plain decimal (``2``, ``0.5``, ``1.5e-1``): ``1_000``,
+    full-width digits, ``inf`` and ``nan`` are refused, though Python's ``float`` reads them.
+    """
+    unit = "USD per web search call" if column == "per_search" else "USD per million tokens"
+    expected = f"{loc}: column {describe(column)}: expected a price in {unit} (a number from 0 to {MAX_PRICE:,})"
+    shown = value
     if isinstance(value, str):
         text = value.strip()
         if not text and optional:
             return math.nan
-        try:
-            value = float(text)
-        except ValueError:
-            raise SgrKitError(f"{loc}: column {column!r}: expected a price in USD per million tokens (a number "
-                              f">= 0); found {text!r}") from None  # fmt: skip
+        if not _PRICE_TEXT.fullmatch(text):
+            raise SgrKitError(f"{expected}; found {describe(text)}")
+        value = float(text)
     if value is None and optional:
         return math.nan
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        unit = "USD per web search call" if column == "per_search" else "USD per million tokens"
-        raise SgrKitError(f"{loc}: column {column!r}: expected a price in {unit} (a number >= 0); found {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_PRICE:
+        raise SgrKitError(f"{expected}; found {describe(shown) if isinstance(shown, str) else describe(value)}")
     return float(value)
 
 
@@ -139,13 +150,7 @@ def _csv_rows(path: Path, text: str) -> list[dict]:
 
 
 def _yaml_rows(path: Path, text: str) -> list[dict]:
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f"{where(path, mark.line + 1)}: column {mark.column + 1}" if mark else str(path)
-        raise SgrKitError(f"{at}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
+    data, node = decode_yaml(text, path, node=True)
     if isinstance(data, dict) and set(data) == {"prices"}:
         data = data["prices"]
         node = node.value[0][1]
@@ -159,8 +164,14 @@ def _yaml_rows(path: Path, text: str) -> list[dict]:
             raise SgrKitError(f"{loc}: expected a price row (a mapping); found {type(raw).__name__}")
         columns = {k.value: f"{where(path, v.start_mark.line + 1)}: column {v.start_mark.column + 1}"
                    for k, v in item.value}  # fmt: skip
+        for k, v in item.value:  # a price as written (YAML reads 1_000 and 0x10 as numbers): checked as text
+            if k.value in (*_PRICES, "per_search") and v.tag in _YAML_NUMBER_TAGS:
+                raw[k.value] = v.value
         out.append(_row(raw, loc=loc, columns=columns))
     return out
+
+
+_YAML_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
 
 
 def read_prices(path: str | os.PathLike | pd.DataFrame) -> pd.DataFrame:
@@ -198,7 +209,7 @@ def read_prices(path: str | os.PathLike | pd.DataFrame) -> pd.DataFrame:
     Traceback (most recent call last):
     ...
     sgr_kit.errors.SgrKitError: ...prices.csv:2: column 3: column 'cached_input': expected a price in USD per \
-million tokens (a number >= 0); found 'cheap'
+million tokens (a number from 0 to 1,000,000); found 'cheap'
     """
     if isinstance(path, pd.DataFrame):
         if set(PRICE_COLUMNS) <= set(path.columns):

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import SgrKitError
+from .archive import check_archive
 from .steps import TOTAL_KEYS, Step, Trajectory, excerpt, tool_step
 
 __all__ = ["LABEL", "FORMAT", "is_inspect_log", "read_inspect_log"]
@@ -252,6 +253,8 @@ def read_inspect_log(path: Any) -> Iterator[Trajectory]:
         of range (naming the file, the sample, the step and the field).
     """
     path = Path(path)
+    if path.suffix.lower() == ".eval":  # a zip: every member's size checked before inspect_ai reads one
+        check_archive(path)
     read_eval_log, read_eval_log_samples = _inspect()
     try:
         header = read_eval_log(str(path), header_only=True)

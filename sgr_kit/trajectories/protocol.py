@@ -40,7 +40,6 @@ paper's profile; ``protocol="none"`` turns the audit off (an empty table).
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -50,9 +49,8 @@ from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
-import yaml
 
-from ..errors import SgrKitError
+from ..errors import SgrKitError, decode_json, decode_yaml, describe
 from ..schema import TEXT_DTYPE
 from ..types import Task
 from .reach import _task_map
@@ -126,7 +124,7 @@ def _seconds(value: Any, key: str, loc: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise SgrKitError(f"{loc}: {key} must be a number of seconds > 0 or null; found {value!r}")
+        raise SgrKitError(f"{loc}: {key} must be a number of seconds > 0 or null; found {describe(value)}")
     return float(value)
 
 
@@ -134,7 +132,7 @@ def _strings(value: Any, key: str, loc: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise SgrKitError(f"{loc}: {key} must be a list of non-empty strings; found {value!r:.80}")
+        raise SgrKitError(f"{loc}: {key} must be a list of non-empty strings; found {describe(value)}")
     return tuple(v.strip() for v in value)
 
 
@@ -175,15 +173,9 @@ allowed_kinds, disabled_tools, benchmark_urls, benchmark_names, reference_chars
         loc, name = str(path), path.stem
         try:
             text = path.read_text(encoding="utf-8-sig")
-            data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
         except (OSError, UnicodeDecodeError) as exc:
             raise SgrKitError(f"{path}: cannot be read as UTF-8 text ({exc})") from None
-        except json.JSONDecodeError as exc:
-            raise SgrKitError(f"{path}:{exc.lineno}: column {exc.colno}: not valid JSON ({exc.msg})") from None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            at = f"{path}:{mark.line + 1}: column {mark.column + 1}" if mark else str(path)
-            raise SgrKitError(f"{at}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
+        data = decode_json(text, path)[0] if path.suffix.lower() == ".json" else decode_yaml(text, path)
         if not isinstance(data, dict):
             raise SgrKitError(f"{path}: expected a mapping of protocol keys; found {type(data).__name__}")
     else:
@@ -192,7 +184,7 @@ allowed_kinds, disabled_tools, benchmark_urls, benchmark_names, reference_chars
     keys = [f.name for f in fields(Protocol) if f.name not in ("name", "source")]
     for key in data:
         if key not in keys:
-            raise SgrKitError(f"{loc}: unknown key {key!r}; expected {', '.join(keys)}")
+            raise SgrKitError(f"{loc}: unknown key {describe(key)}; expected {', '.join(keys)}")
     values: dict[str, Any] = {"name": name, "source": f"{loc} (over the paper's profile)"}
     for key in ("budget_seconds", "stall_seconds"):
         if key in data:
@@ -202,17 +194,17 @@ allowed_kinds, disabled_tools, benchmark_urls, benchmark_names, reference_chars
             values[key] = () if data[key] is None else _strings(data[key], key, loc)
     for kind in values.get("allowed_kinds", ()):
         if kind not in _TOOL_KINDS:
-            raise SgrKitError(f"{loc}: allowed_kinds: {kind!r} is not a tool kind; expected some of "
+            raise SgrKitError(f"{loc}: allowed_kinds: {describe(kind)} is not a tool kind; expected some of "
                               f"{', '.join(_TOOL_KINDS)}")  # fmt: skip
     for pattern in values.get("benchmark_names", ()):
         try:
             re.compile(pattern)
         except re.error as exc:
-            raise SgrKitError(f"{loc}: benchmark_names: {pattern!r} is not a regular expression ({exc})") from None
+            raise SgrKitError(f"{loc}: benchmark_names: {describe(pattern)} is not a regular expression ({exc})") from None
     if "reference_chars" in data:
         value = data["reference_chars"]
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-            raise SgrKitError(f"{loc}: reference_chars must be a whole number >= 1 or null; found {value!r}")
+            raise SgrKitError(f"{loc}: reference_chars must be a whole number >= 1 or null; found {describe(value)}")
         values["reference_chars"] = value
     return replace(PAPER_PROTOCOL, **values)
 

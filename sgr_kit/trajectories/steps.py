@@ -29,9 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, NamedTuple
 
-import yaml
-
-from ..errors import SgrKitError
+from ..errors import SgrKitError, decode_yaml, describe
 from ..schema import STEP_KINDS, TOOL_KINDS
 from .hosts import first_url, host_of
 
@@ -265,10 +263,7 @@ def read_tool_kinds(source: Any) -> dict[str, str]:
             reason = getattr(exc, "strerror", None) or exc
             raise SgrKitError(f"{path}: the tool kinds file cannot be read ({reason})") from None
         if path.suffix.lower() in (".yaml", ".yml"):
-            try:
-                data = yaml.safe_load(text)
-            except yaml.YAMLError as exc:
-                raise SgrKitError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+            data = decode_yaml(text, path)
             if not isinstance(data, dict):
                 raise SgrKitError(f"{path}: expected a mapping of tool names to kinds; found {type(data).__name__}")
             pairs = list(data.items())
@@ -288,10 +283,10 @@ def read_tool_kinds(source: Any) -> dict[str, str]:
     out: dict[str, str] = {}
     for name, kind in pairs:
         if not isinstance(name, str) or not name.strip():
-            raise SgrKitError(f"{where}: a tool name must be text; found {name!r:.60}")
+            raise SgrKitError(f"{where}: a tool name must be text; found {describe(name)}")
         if kind not in TOOL_KINDS:
-            raise SgrKitError(f"{where}: tool {name!r}: kind must be one of {', '.join(TOOL_KINDS)}; "
-                              f"found {kind!r:.60}")  # fmt: skip
+            raise SgrKitError(f"{where}: tool {describe(name)}: kind must be one of {', '.join(TOOL_KINDS)}; "
+                              f"found {describe(kind)}")  # fmt: skip
         out[name.strip()] = kind
     return out
 
@@ -357,9 +352,7 @@ def number(value: Any, *, what: str, loc: str, integer: bool = False) -> float |
         ok = math.isfinite(value) and (not integer or float(value).is_integer())
     if not ok:
         kind = "a whole number" if integer else "a number"
-        shown = f"an integer of {len(str(abs(value)))} digits" if isinstance(value, int) and not isinstance(
-            value, bool) and abs(value) >= 2**63 else f"{value!r:.60}"  # fmt: skip
-        raise SgrKitError(f"{loc}: {what} must be {kind} >= 0 or null; found {shown}")
+        raise SgrKitError(f"{loc}: {what} must be {kind} >= 0 or null; found {describe(value)}")
     return int(value) if integer else float(value)
 
 
@@ -367,7 +360,7 @@ def _text(value: Any, *, what: str, loc: str) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise SgrKitError(f"{loc}: {what} must be a string; found {type(value).__name__} {value!r:.60}")
+        raise SgrKitError(f"{loc}: {what} must be a string; found {describe(value)}")
     return value
 
 
@@ -391,7 +384,7 @@ def record_totals(raw: Any, *, loc: str) -> dict | None:
         return None
     if not isinstance(raw, dict):
         raise SgrKitError(f"{loc}: totals must be an object (what the agent reports for the whole run: "
-                          f"{', '.join(TOTAL_KEYS)}); found {type(raw).__name__} {raw!r:.60}")  # fmt: skip
+                          f"{', '.join(TOTAL_KEYS)}); found {describe(raw)}")  # fmt: skip
     unknown = [k for k in raw if k not in TOTAL_KEYS]
     if unknown:
         raise SgrKitError(f"{loc}: totals.{str(unknown[0])[:60]} is not a total; expected some of "
@@ -420,10 +413,10 @@ def native_step(raw: Any, *, loc: str) -> Step:
 'message', 'answer'; found 'browse'
     """
     if not isinstance(raw, dict):
-        raise SgrKitError(f"{loc}: expected a step object with a kind; found {type(raw).__name__} {raw!r:.60}")
+        raise SgrKitError(f"{loc}: expected a step object with a kind; found {describe(raw)}")
     kind = raw.get("kind")
     if kind not in STEP_KINDS:
-        raise SgrKitError(f"{loc}: kind must be one of {', '.join(map(repr, STEP_KINDS))}; found {kind!r}")
+        raise SgrKitError(f"{loc}: kind must be one of {', '.join(map(repr, STEP_KINDS))}; found {describe(kind)}")
     args = raw.get("args", raw.get("arguments"))
     if args is not None and not isinstance(args, dict):
         raise SgrKitError(f"{loc}: args must be an object (the tool's arguments); found {type(args).__name__}")
