@@ -23,6 +23,9 @@ What it serves (``GET`` unless said):
   ``/slow-body``: sends its headers and part of a page, then waits the same way.
 - ``/big?bytes=N``: an HTML page of ``N`` bytes; ``/gzip-bomb?mib=N``: ``N`` MiB of spaces in
   a page, gzip-compressed (about 1,000 times smaller on the wire).
+- ``/encoded-page?as=gzip|deflate|raw-deflate|br``: the ``index`` page with that Content-Encoding
+  (``br`` is sent uncompressed but labelled, as a server the client cannot read);
+  ``/extra/<name>``: a file a test put in :attr:`WebServer.files`.
 - ``/status/<code>``: that HTTP status; ``/image.png``: a few bytes as ``image/png``;
   ``/data.csv``: ``text/csv``; ``/echo-host``: the request's ``Host`` header as text.
 - ``POST <search_url>/search`` (``search_url`` = ``<url>/serper``): a Serper-compatible search:
@@ -31,7 +34,8 @@ What it serves (``GET`` unless said):
   ``snippet``, ``position``, as in langchain-ai/langchain,
   libs/community/langchain_community/utilities/google_serper.py, and Serper's documented
   example) with results linking to the fixture pages and the PDF. The queries ``status 500``,
-  ``status 403``, ``not json`` and ``slow`` give those failures.
+  ``status 403``, ``not json`` and ``slow`` give those failures, ``no results`` none, and
+  ``long snippet`` twenty results with overlong titles and snippets.
 """
 
 from __future__ import annotations
@@ -133,6 +137,8 @@ class WebServer:
     searches: list[dict] = field(default_factory=list)
     #: Every request's path, in order.
     paths: list[str] = field(default_factory=list)
+    #: Files a test adds: ``files[name] = (bytes, content type)`` is served at ``/extra/<name>``.
+    files: dict[str, tuple[bytes, str]] = field(default_factory=dict)
     release: threading.Event = field(default_factory=threading.Event)
 
     @property
@@ -233,8 +239,14 @@ def _handler(server: WebServer) -> type[BaseHTTPRequestHandler]:
                     body += raw.compress(chunk)
                 body += raw.flush()
                 return self._send(200, body, Content_Encoding="gzip")
-            if path == "/gzip-page":
-                return self._send(200, gzip.compress(PAGES["index"].encode()), Content_Encoding="gzip")
+            if path == "/encoded-page":  # ?as=gzip|deflate|raw-deflate|br
+                encoding, page = query.get("as", ["gzip"])[0], PAGES["index"].encode()
+                body = {"gzip": gzip.compress(page), "deflate": zlib.compress(page),
+                        "raw-deflate": zlib.compress(page, wbits=-zlib.MAX_WBITS)}.get(encoding, page)  # fmt: skip
+                return self._send(200, body, Content_Encoding="deflate" if "deflate" in encoding else encoding)
+            if path.startswith("/extra/") and path.removeprefix("/extra/") in server.files:
+                body, kind = server.files[path.removeprefix("/extra/")]
+                return self._send(200, body, kind)
             if path.startswith("/status/"):
                 code = int(path.removeprefix("/status/"))
                 return self._send(code, b"<html><body>status</body></html>")
@@ -268,6 +280,11 @@ def _handler(server: WebServer) -> type[BaseHTTPRequestHandler]:
                 return self._send(200, b"<html>oops</html>", "text/html")
             if q == "slow":
                 self._wait()
+            if q == "no results":
+                return self._send(200, b'{"searchParameters": {"q": "no results"}, "organic": []}', "application/json")
+            if q == "long snippet":
+                long = [{"title": "T " * 400, "link": server.page("index"), "snippet": "word\n " * 2000}]
+                return self._send(200, json.dumps({"organic": long * 20}).encode(), "application/json")
             answer = {"searchParameters": {"q": q, "type": "search", "engine": "google"},
                       "organic": server.results(q), "credits": 1}  # fmt: skip
             return self._send(200, json.dumps(answer).encode(), "application/json")
@@ -291,7 +308,8 @@ def serve() -> Iterator[WebServer]:
     state = WebServer(url="")
     httpd = _Server(("127.0.0.1", 0), _handler(state))
     state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, name="loopback-web", daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="loopback-web",
+                              daemon=True)  # fmt: skip
     thread.start()
     try:
         yield state

@@ -236,9 +236,9 @@ async def web_search(query: str, *, search_url: str | None = None, api_key: str 
     if over:
         raise WebError(f"the search endpoint {endpoint} sent more than {_SEARCH_MAX_BYTES:,} bytes")
     try:
-        data, _ = decode_json(body.decode("utf-8", errors="replace"), endpoint)
+        data, _ = decode_json(body.decode("utf-8", errors="replace"), endpoint, loc=f"the search endpoint {endpoint}")
     except SgrKitError as exc:
-        raise WebError(f"the search endpoint's response is not JSON: {exc}") from None
+        raise WebError(str(exc)) from None
     organic = data.get("organic", []) if isinstance(data, dict) else None
     if not isinstance(organic, list):
         raise WebError(f"the search endpoint's response has no 'organic' list of results ({endpoint})")
