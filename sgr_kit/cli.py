@@ -460,6 +460,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .run.cli import add_run_command  # imports no inspect_ai: the command needs it only when it runs
 
     add_run_command(sub)
+    from .run.mcp_server import add_mcp_command  # imports no MCP SDK: the command needs it only when it runs
+
+    add_mcp_command(sub)
     return parser
 
 

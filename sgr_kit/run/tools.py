@@ -28,17 +28,6 @@ from . import web
 __all__ = ["fetch", "paper_tools", "read_pdf", "search"]
 
 
-def _text(results: list[dict], query: str) -> str:
-    if not results:
-        return f"No results for {query!r}."
-    lines = []
-    for number, result in enumerate(results, start=1):
-        lines.append(f"{number}. {result['title'] or '(no title)'}\n   {result['link']}")
-        if result["snippet"]:
-            lines.append(f"   {result['snippet']}")
-    return "\n".join(lines)
-
-
 @tool(name="search")
 def search(*, search_url: str | None = None, max_results: int = 10, timeout: float = 30) -> Tool:
     """The paper's web search: a Serper-compatible endpoint's organic results.
@@ -71,7 +60,7 @@ def search(*, search_url: str | None = None, max_results: int = 10, timeout: flo
             results = await web.web_search(query, search_url=search_url, timeout=timeout, max_results=max_results)
         except web.WebError as exc:
             raise ToolError(str(exc)) from None
-        return _text(results, query)
+        return web.format_results(results, query)
 
     return execute
 

@@ -51,6 +51,7 @@ __all__ = [
     "WebError",
     "check_search_ready",
     "fetch_text",
+    "format_results",
     "pdf_text",
     "resolve_search_url",
     "web_search",
@@ -250,6 +251,39 @@ async def web_search(query: str, *, search_url: str | None = None, api_key: str 
         if len(results) >= max_results:
             break
     return results
+
+
+def format_results(results: list[dict], query: str) -> str:
+    """Search results as the ``search`` tool shows them: a numbered list of title, link and snippet.
+
+    Parameters
+    ----------
+    results : list of dict
+        As :func:`web_search` returns them.
+    query : str
+        The query, named when there are no results.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(format_results([{"title": "Census", "link": "https://example.org/c", "snippet": "Counties."}], "q"))
+    1. Census
+       https://example.org/c
+       Counties.
+    >>> format_results([], "county seats")
+    "No results for 'county seats'."
+    """
+    if not results:
+        return f"No results for {query!r}."
+    lines = []
+    for number, result in enumerate(results, start=1):
+        lines.append(f"{number}. {result['title'] or '(no title)'}\n   {result['link']}")
+        if result["snippet"]:
+            lines.append(f"   {result['snippet']}")
+    return "\n".join(lines)
 
 
 def _reason(exc: BaseException) -> str:
