@@ -19,9 +19,7 @@ is replaced only with ``force``, and only when sgr-kit wrote it and it was not c
 (``.sgr-kit-mcp.json`` beside them records what was written).
 """
 
-from __future__ import annotations
-
-import argparse
+import argparse  # no `from __future__ import annotations`: the SDK reads the tools' annotations at run time
 import hashlib
 import json
 import os
