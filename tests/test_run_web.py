@@ -100,7 +100,12 @@ def test_an_unreachable_search_endpoint_is_an_error(monkeypatch):
         run(web_search("x", search_url=url))
 
 
+PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", "NO_PROXY", "no_proxy")
+
+
 def test_check_search_ready_needs_a_key_for_serper_and_a_reachable_endpoint(web_server, monkeypatch):
+    for name in PROXIES:
+        monkeypatch.delenv(name, raising=False)
     check_search_ready(web_server.search_url)  # a local endpoint needs no key
     monkeypatch.delenv(web.API_KEY_ENV)
     with pytest.raises(SgrKitError, match=r"^the search tool calls Serper \(https://google\.serper\.dev/search\), which "
@@ -251,3 +256,13 @@ def test_an_encrypted_pdf_is_read_when_it_has_no_password_and_refused_when_it_ha
 def test_read_pdf_failures_are_errors_the_model_reads(web_server, path, match):
     with pytest.raises(WebError, match=match):
         run(pdf_text(web_server.url + path, timeout=0.5))
+
+
+def test_check_search_ready_leaves_the_connection_to_a_proxy(monkeypatch):
+    for name in PROXIES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")
+    check_search_ready(f"https://127.0.0.2:{closed_port()}")  # not connected to: the proxy would be
+    monkeypatch.setenv("NO_PROXY", "127.0.0.2")
+    with pytest.raises(SgrKitError, match="cannot be reached"):
+        check_search_ready(f"https://127.0.0.2:{closed_port()}")

@@ -28,6 +28,7 @@ import io
 import ipaddress
 import os
 import socket
+import urllib.request
 import zlib
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator
@@ -138,8 +139,8 @@ def check_search_ready(search_url: str | None = None) -> None:
     """Check, before any sample runs, that the search endpoint can be used.
 
     The real Serper endpoint needs a key (:data:`API_KEY_ENV`); any endpoint must accept a
-    connection (its host resolves and its port answers). No search is made, so no credit is
-    spent.
+    connection (its host resolves and its port answers), unless the search goes through a proxy
+    (``HTTPS_PROXY`` and the like). No search is made, so no credit is spent.
 
     Parameters
     ----------
@@ -167,6 +168,9 @@ def check_search_ready(search_url: str | None = None) -> None:
                           f"or point {SEARCH_URL_ENV} (or search_url) at another Serper-compatible endpoint")  # fmt: skip
     host = parsed.hostname.strip("[]")
     port = int(parsed.port) if parsed.port else (443 if parsed.protocol == "https:" else 80)
+    proxies = urllib.request.getproxies()
+    if (proxies.get(parsed.protocol.rstrip(":")) or proxies.get("all")) and not urllib.request.proxy_bypass(host):
+        return  # the search goes through the proxy: the endpoint is not connected to directly
     try:
         with socket.create_connection((host, port), timeout=10):
             pass
