@@ -308,6 +308,8 @@ class _Decoder:
             raise WebError(f"{url}: the server sent the content encoded as {encoding!r}, which is not read")
 
     def __call__(self, chunk: bytes, limit: int) -> bytes:
+        if not chunk:
+            return b""
         if self._deflate and self._zlib is None:  # zlib-wrapped or raw deflate: servers send both
             self._zlib = zlib.decompressobj(zlib.MAX_WBITS if chunk[:1] == b"\x78" else -zlib.MAX_WBITS)
         if self._zlib is None:
