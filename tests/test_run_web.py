@@ -266,3 +266,10 @@ def test_check_search_ready_leaves_the_connection_to_a_proxy(monkeypatch):
     monkeypatch.setenv("NO_PROXY", "127.0.0.2")
     with pytest.raises(SgrKitError, match="cannot be reached"):
         check_search_ready(f"https://127.0.0.2:{closed_port()}")
+
+
+def test_a_page_that_mentions_the_pdf_header_is_still_a_page(web_server):
+    web_server.files["about-pdf.html"] = (b"<html><head><title>PDF</title></head><body><p>Every PDF file starts with "
+                                          b"%PDF-1.4 or a later version number, then its objects.</p></body></html>",
+                                          "text/html")  # fmt: skip
+    assert "starts with %PDF-1.4" in run(fetch_text(f"{web_server.url}/extra/about-pdf.html"))

@@ -416,8 +416,12 @@ def _content_type(response: Any) -> str:
     return response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
 
 
-def _is_pdf(content_type: str, head: bytes) -> bool:
-    return content_type in ("application/pdf", "application/x-pdf") or b"%PDF-" in head[:1024]
+def _is_pdf(content_type: str, head: bytes, *, anywhere: bool = False) -> bool:
+    """A PDF by its content type or its header: at the start (a page about PDFs is no PDF), or, for
+    ``read_pdf``, anywhere in the first 1,024 bytes, as PDF readers accept."""
+    if content_type in ("application/pdf", "application/x-pdf"):
+        return True
+    return b"%PDF-" in head[:1024] if anywhere else head.lstrip()[:5] == b"%PDF-"
 
 
 def _from(final: str, url: str) -> str:
@@ -553,7 +557,7 @@ async def pdf_text(url: str, *, max_bytes: int = PDF_MAX_BYTES, timeout: float =
             if over:
                 raise WebError(f"{final} is larger than {max_bytes:,} bytes; read_pdf reads PDFs of at most "
                                f"{max_bytes:,} bytes")  # fmt: skip
-            if not _is_pdf(kind, body):
+            if not _is_pdf(kind, body, anywhere=True):
                 raise WebError(f"{final} is not a PDF (its content type is {kind or 'not given'!r}); read it with fetch")
             pages, text = await anyio.to_thread.run_sync(_pdf_pages, body, final, max_pages, max_chars,
                                                          abandon_on_cancel=True)  # fmt: skip
