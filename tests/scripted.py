@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable, Mapping
 
+import jsonschema  # noqa: F401 - inspect_ai checks a tool call's input with it: its first import takes seconds,
+# which would count against the tests' one- and two-second limits if it happened inside a sample
+
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from sgr_kit.run.task import task_input
