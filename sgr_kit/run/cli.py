@@ -24,7 +24,7 @@ from ..errors import SgrKitError
 
 __all__ = ["TASK_NAME", "preflight", "run_benchmark", "add_run_command", "run_command"]
 
-#: The registered name of the task ``sgr-kit run`` evaluates.
+#: The registered name of the task ``sgr-kit run`` evaluates (as installed; see :func:`_task_name`).
 TASK_NAME = "sgr_kit/sgr_bench"
 _MARKUP = re.compile(r"\[/?(bold|b|italic|i|red|yellow|green|blue)\]")
 
@@ -115,6 +115,16 @@ def preflight(
     return made, table
 
 
+def _task_name() -> str:
+    """The name inspect_ai registered the task under: :data:`TASK_NAME`, or ``sgr_bench`` when inspect_ai
+    takes sgr-kit for a local folder rather than an installed package (run from a checkout's root)."""
+    from inspect_ai.util import registry_info
+
+    from .task import sgr_bench
+
+    return registry_info(sgr_bench).name
+
+
 def _source(item: Any) -> str:
     """A task source as the task's argument: an existing path made absolute (so a rerun elsewhere matches)."""
     text = os.fspath(item)
@@ -198,7 +208,7 @@ def run_benchmark(
                        ("retry_attempts", retry_attempts), ("display", display)):  # fmt: skip
         if value is not None:
             options[key] = value
-    return eval_set(TASK_NAME, task_args=args, model=made, log_dir=os.fspath(log_dir), **options)
+    return eval_set(_task_name(), task_args=args, model=made, log_dir=os.fspath(log_dir), **options)
 
 
 def _positive(value: str) -> int:
