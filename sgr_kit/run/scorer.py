@@ -26,6 +26,7 @@ model wrote last. For an agent or solver without one it is the eval's final outp
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter, defaultdict
 from typing import Any, Mapping
@@ -148,7 +149,6 @@ def _finite(score: SampleScore) -> float | None:
     return value if math.isfinite(value) else None
 
 
-@metric(name="base_mean")
 def base_mean() -> Metric:
     """Mean over base problems: each base problem's tasks (and their epochs) averaged first.
 
@@ -170,7 +170,6 @@ def base_mean() -> Metric:
     return compute
 
 
-@metric(name="variant_mean")
 def variant_mean() -> Metric:
     """Mean of each variant (``constraint``, ``goal``) over the base problems that have it.
 
@@ -188,6 +187,17 @@ def variant_mean() -> Metric:
         return out
 
     return compute
+
+
+def _registered_metric(function: Any, name: str) -> Any:
+    """``function`` registered as the inspect_ai metric ``name``, keeping its name and docstring."""
+    wrapper = metric(name=name)(function)
+    functools.update_wrapper(wrapper, function, updated=())
+    return wrapper
+
+
+base_mean = _registered_metric(base_mean, "base_mean")
+variant_mean = _registered_metric(variant_mean, "variant_mean")
 
 
 def _task_map(tasks: Any, language: str) -> Mapping[str, Task]:
