@@ -171,3 +171,14 @@ def test_a_cli_agent_task_runs_in_a_docker_sandbox_with_the_protocol_limits(task
     assert task.metadata["stall_seconds"] == 300.0
     k8s = sgr_bench(str(task_file), agent="codex-cli", search_url=web_server.search_url, sandbox="k8s")
     assert k8s.sandbox.type == "k8s"
+
+
+def test_a_report_folder_a_user_has_is_refused_before_anything_runs(task_file, web_server, tmp_path, capsys):
+    report = tmp_path / "report"
+    report.mkdir()
+    (report / "notes.txt").write_text("mine")
+    status = main(["run", "--model", "mockllm/model", "--tasks", str(task_file), "--log-dir", str(tmp_path / "logs"),
+                   "--search-url", web_server.search_url, "--report", str(report)])  # fmt: skip
+    assert status == 2
+    assert "exists and is not empty; give --force" in capsys.readouterr().err
+    assert (report / "notes.txt").read_text() == "mine" and not (tmp_path / "logs").exists()
