@@ -230,3 +230,10 @@ def test_inspect_eval_finds_the_registered_task(two_tasks, web_server, tmp_path)
         assert sample.limit.type == "message"
         assert sample.scores["sgr_bench"].metadata["status"] == "missing"
     assert not re.search(r"Traceback", done.stderr)
+
+
+def test_a_solver_is_named_or_given(two_tasks):
+    task = sgr_bench(str(two_tasks), solver="generate")  # inspect_ai's own, by its registered name
+    assert task.solver is not None
+    with pytest.raises(SgrKitError, match="solver: no inspect_ai solver or agent is registered as 'nope'"):
+        sgr_bench(str(two_tasks), solver="nope")

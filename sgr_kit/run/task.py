@@ -236,6 +236,19 @@ def _as_list(value: Any, what: str) -> list[str]:
     return list(value)
 
 
+def _named_solver(name: str) -> Any:
+    """The inspect_ai solver or agent registered as ``name`` (``-T solver=NAME``)."""
+    from inspect_ai.util import registry_create
+
+    for kind in ("solver", "agent"):
+        try:
+            return registry_create(kind, name)
+        except LookupError:
+            continue
+    raise SgrKitError(f"solver: no inspect_ai solver or agent is registered as {name!r} (a package's, e.g. "
+                      f"'package/name', is found once the package is installed)")  # fmt: skip
+
+
 @task(name="sgr_bench")
 def sgr_bench(
     tasks: Any = None,
@@ -246,7 +259,7 @@ def sgr_bench(
     profile: str = "paper",
     search_url: str | None = None,
     agent: str = "react",
-    solver: Solver | Agent | None = None,
+    solver: Solver | Agent | str | None = None,
     mcp: str | None = None,
     allowed_tools: Sequence[str] | str = PAPER_TOOLS,
     epochs: int = 1,
@@ -273,8 +286,9 @@ def sgr_bench(
     agent : {"react", "claude-code", "codex-cli"}
         The ReAct agent with the paper's tools, or a CLI agent of the paper's in a Docker
         sandbox with the same tools over MCP (:mod:`sgr_kit.run.agents`).
-    solver : Solver or Agent, optional
-        Any inspect_ai solver or agent instead (it gets the prompt and the limits, not the tools).
+    solver : Solver, Agent or str, optional
+        Any inspect_ai solver or agent instead, or the registered name of one (``-T solver=NAME``):
+        it gets the prompt and the limits, not the tools.
     mcp : path, optional
         A ``.mcp.json`` file: the ReAct agent gets its servers' tools named in ``allowed_tools``
         instead of the paper's tools.
@@ -304,7 +318,7 @@ def sgr_bench(
     limits = run_limits(protocol)
     table = _taskset(tasks, language)
     samples = task_samples(table, variant=variant, language=language)
-    plan: Any = solver
+    plan: Any = _named_solver(solver) if isinstance(solver, str) else solver
     if plan is None and agent != "react":
         from .agents import cli_agent
 
