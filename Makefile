@@ -15,7 +15,7 @@ help:
 	@echo "make test       run every test (unit, property, doctest, notebooks, report, release, browser)"
 	@echo "make test-fast  every test except the slow and browser ones"
 	@echo "make docs       build the manual (docs/) into docs/_build/html, offline, warnings as errors"
-	@echo "make setup      create $(VENV) with sgr-kit (editable), its test tools, the manual's and inspect_ai"
+	@echo "make setup      create $(VENV) with sgr-kit (editable), its test tools, the manual's, inspect_ai and the runner's tools"
 	@echo "make browser    install Chromium (Debian) and Playwright for the browser test"
 	@echo "make demo       regenerate data/demo from its seed"
 	@echo "make benchmark  measure scoring, statistics, explorer, annotator, report and trajectory-reading speed"
@@ -26,7 +26,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,docs,inspect]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs,inspect,run]'
 	@touch $(STAMP)
 
 # Chromium from Debian and Playwright's Python package (never its own browser download).

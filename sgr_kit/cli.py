@@ -457,6 +457,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     p.set_defaults(func=_cmd_audit)
     _add_audit_commands(sub)
+    from .run.cli import add_run_command  # imports no inspect_ai: the command needs it only when it runs
+
+    add_run_command(sub)
+    from .run.mcp_server import add_mcp_command  # imports no MCP SDK: the command needs it only when it runs
+
+    add_mcp_command(sub)
     return parser
 
 

@@ -26,7 +26,7 @@ LAYERS = {
     "pipeline": 6,
     "aggregate": 7, "reference": 7, "stats": 8, "breakdowns": 9,
     "figures": 10, "report": 11, "explore": 11, "annotate": 11,
-    "cli": 12, "demo": 12,
+    "cli": 12, "demo": 12, "run": 12,
 }  # fmt: skip
 
 

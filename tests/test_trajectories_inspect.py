@@ -154,7 +154,7 @@ def test_totals_are_inspects_own_model_usage(logs, kind):
     own = {s.epoch - 1: s.model_usage for s in read_eval_log_samples(str(logs[kind]))}
     for tr in read_inspect_log(logs[kind]):
         [(name, u)] = own[tr.repeat].items()
-        assert set(tr.totals) == set(TOTAL_KEYS)
+        assert set(tr.totals) == {*TOTAL_KEYS, "limit"} and tr.totals["limit"] is None  # no limit ended it
         assert tr.totals["input_tokens"] == u.input_tokens + u.input_tokens_cache_read + u.input_tokens_cache_write
         assert tr.totals["cached_input_tokens"] == u.input_tokens_cache_read
         assert tr.totals["output_tokens"] == u.output_tokens

@@ -27,6 +27,11 @@ inspect_ai itself, a ``.eval`` log one sample at a time).
   ``cached_input_tokens`` is ``input_tokens_cache_read``; ``output_tokens`` (reasoning included,
   as the providers report it) and ``reasoning_tokens`` are taken as they are; ``cost_usd`` is
   ``total_cost`` where inspect_ai priced the calls.
+- The limit that ended a sample (``EvalSample.limit``), when one did, as ``totals["limit"]``:
+  ``{"type", "limit", "reason"}`` with inspect_ai's type (``time``, ``working``, ``message``,
+  ``token``, ...), or ``stall`` for a ``custom`` limit whose reason starts with
+  :data:`STALL_REASON` (the stall limit of sgr-kit's runner, :mod:`sgr_kit.run.limits`);
+  :func:`~sgr_kit.trajectories.protocol.protocol_flags` reads it.
 """
 
 from __future__ import annotations
@@ -40,13 +45,16 @@ from ..errors import SgrKitError
 from .archive import check_archive
 from .steps import TOTAL_KEYS, Step, Trajectory, excerpt, tool_step
 
-__all__ = ["LABEL", "FORMAT", "is_inspect_log", "read_inspect_log"]
+__all__ = ["LABEL", "FORMAT", "STALL_REASON", "is_inspect_log", "read_inspect_log"]
 
 #: How notes name an inspect_ai eval log.
 LABEL = "inspect_ai eval log"
 #: The format's name as a trajectory's ``format``.
 FORMAT = "inspect_ai"
 _HEAD_BYTES = 4096
+#: How the reason of the limit that sgr-kit's runner uses to end a stalled sample begins
+#: (an inspect_ai ``custom`` sample limit).
+STALL_REASON = "Stall limit exceeded"
 
 
 def is_inspect_log(path: Any) -> bool:
@@ -240,7 +248,22 @@ def _totals(sample: Any, at: str) -> dict | None:
     seconds = getattr(sample, "total_time", None)
     totals["seconds"] = _cost(seconds, "total_time", at)
     totals["model"] = _clean(", ".join(str(m) for m in usage)) or None
+    totals["limit"] = _ended_by(sample)
     return totals if any(v is not None for v in totals.values()) else None
+
+
+def _ended_by(sample: Any) -> dict | None:
+    """The limit that ended the sample (``stall`` for the runner's stall limit), None when none did."""
+    limit = getattr(sample, "limit", None)
+    if limit is None:
+        return None
+    reason = str(getattr(limit, "reason", None) or "")
+    kind = str(getattr(limit, "type", ""))
+    if kind == "custom" and reason.startswith(STALL_REASON):
+        kind = "stall"
+    value = getattr(limit, "limit", None)
+    value = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    return {"type": kind, "limit": value, "reason": _clean(reason)}
 
 
 def read_inspect_log(path: Any) -> Iterator[Trajectory]:

@@ -16,11 +16,14 @@ against a profile and raises four flags:
 
 ``over_budget``
     the run took longer than ``budget_seconds``: its duration is the agent's own ``seconds``
-    (the usage table) when reported, else the time of its last step;
+    (the usage table) when reported, else the time of its last step; or a runner's time limit
+    of at least the budget ended it (an inspect_ai log's ``EvalSample.limit``, as sgr-kit's
+    runner sets it: :mod:`sgr_kit.run.limits`);
 ``stalled``
     some stretch without a step was longer than ``stall_seconds``: between the start and the
     first step, between two steps, or (when the run's duration is reported) between the last
-    step and the end. Only where step times are known;
+    step and the end. Only where step times are known; or the runner's stall limit of at least
+    ``stall_seconds`` ended it (recorded in its inspect_ai log);
 ``tool_outside_protocol``
     a tool call of a kind the profile does not allow (``allowed_kinds``; the paper: ``search``,
     ``fetch``, ``pdf``, so any other tool, e.g. a shell running ``curl``), or of a tool the
@@ -245,7 +248,8 @@ def _durations(usage: pd.DataFrame | None) -> dict[tuple, float]:
     return dict(zip(keys, seconds[keep]))
 
 
-def _steps(source: Any, tool_kinds: Any = None) -> pd.DataFrame:
+def _steps(source: Any, tool_kinds: Any = None) -> tuple[pd.DataFrame, dict[tuple, dict]]:
+    """The steps table, and the limit that ended each run where its log records one (read from a path only)."""
     if isinstance(source, pd.DataFrame):
         if tool_kinds is not None:
             raise SgrKitError("tool_kinds: a steps table's kinds were decided when it was read; pass tool_kinds to "
@@ -254,26 +258,49 @@ def _steps(source: Any, tool_kinds: Any = None) -> pd.DataFrame:
         if missing:
             raise SgrKitError(f"trajectories lacks column(s) {', '.join(missing)}; expected the steps table of "
                               f"sgr_kit.trajectories.load_trajectories")  # fmt: skip
-        return source
-    from .read import load_trajectories
+        return source, {}
+    from .read import iter_trajectories, steps_frame
 
-    return load_trajectories(source, tool_kinds=tool_kinds)
+    ended: dict[tuple, dict] = {}
+
+    def noted(trajectories):
+        for tr in trajectories:
+            limit = (tr.totals or {}).get("limit")
+            if isinstance(limit, dict):
+                ended[(tr.system, tr.task_id, tr.repeat)] = limit
+            yield tr
+
+    return steps_frame(noted(iter_trajectories(source, tool_kinds=tool_kinds))), ended
 
 
 def _fmt(seconds: float) -> str:
     return f"{seconds:,.0f} s" if seconds >= 10 else f"{seconds:,.1f} s"
 
 
+def _ended(limit: dict | None, kind: str, allowed: float) -> str | None:
+    """The detail of a runner's limit of ``kind`` (at least ``allowed``) that ended the run, else None."""
+    if not limit or limit.get("type") != kind:
+        return None
+    value = limit.get("limit")
+    if isinstance(value, (int, float)) and value < allowed:
+        return None
+    return f"ended by the runner's {kind} limit: {limit.get('reason') or kind}"
+
+
 def _flags_of(key: tuple, part: pd.DataFrame, profile: Protocol, duration: float | None, names: list[re.Pattern],
-              urls: tuple[str, ...], reference: tuple[str, ...]) -> list[tuple[str, str]]:  # fmt: skip
+              urls: tuple[str, ...], reference: tuple[str, ...],
+              ended: dict | None = None) -> list[tuple[str, str]]:  # fmt: skip
     out: list[tuple[str, str]] = []
     t = part["t"].to_numpy(dtype=float)
     last = float(np.nanmax(t)) if np.isfinite(t).any() else math.nan
     if profile.budget_seconds is not None:
         ran, said = (duration, "the agent's reported duration") if duration is not None else \
             (last, "its last step's time")
+        stopped = _ended(ended, "time", profile.budget_seconds)
         if np.isfinite(ran) and ran > profile.budget_seconds:
             out.append(("over_budget", f"ran {_fmt(ran)} ({said}); budget {_fmt(profile.budget_seconds)}"))
+        elif stopped:
+            out.append(("over_budget", f"{stopped}; budget {_fmt(profile.budget_seconds)}"))
     timed = np.isfinite(t).any() or (part.empty and duration is not None)  # no step at all: start to end
     if profile.stall_seconds is not None and timed:
         known = part.loc[np.isfinite(t), ["step", "t"]].sort_values("step")
@@ -286,6 +313,9 @@ def _flags_of(key: tuple, part: pd.DataFrame, profile: Protocol, duration: float
             i = int(np.argmax(gaps))
             out.append(("stalled", f"no step for {_fmt(gaps[i])} (from {labels[i]} at {_fmt(times[i])} to "
                                    f"{labels[i + 1]}); stall limit {_fmt(profile.stall_seconds)}"))  # fmt: skip
+    stopped = _ended(ended, "stall", profile.stall_seconds) if profile.stall_seconds is not None else None
+    if stopped and not any(flag == "stalled" for flag, _ in out):
+        out.append(("stalled", stopped))
     calls = part[part["kind"].isin(_TOOL_KINDS)]
     disabled = {n.casefold() for n in profile.disabled_tools}
     off = ~calls["kind"].isin(profile.allowed_kinds) | calls["tool"].astype(str).str.casefold().isin(disabled)
@@ -379,7 +409,7 @@ def protocol_flags(
     empty = pd.DataFrame({c: pd.Series(dtype="int64" if c == "repeat" else TEXT_DTYPE) for c in FLAG_COLUMNS})
     if profile is None:
         return empty
-    steps = _steps(path_or_steps, tool_kinds)
+    steps, ended = _steps(path_or_steps, tool_kinds)
     table = {} if tasks is None else _task_map(tasks)
     durations = _durations(usage)
     names = [re.compile(p, re.IGNORECASE) for p in profile.benchmark_names]
@@ -393,12 +423,14 @@ def protocol_flags(
             if key[1] not in lines:
                 lines[key[1]] = _reference_lines(table[key[1]], profile.reference_chars)
             reference = lines[key[1]]
-        for flag, detail in _flags_of(key, part, profile, durations.get(key), names, urls, reference):
+        for flag, detail in _flags_of(key, part, profile, durations.get(key), names, urls, reference, ended.get(key)):
             rows.append((*key, flag, detail))
         seen.add(key)
-    for key, duration in durations.items():  # runs without any step: only their duration can be checked
+    for key in [*durations, *ended]:  # runs without any step: only their duration and ending limit can be checked
         if key not in seen:
-            for flag, detail in _flags_of(key, steps.iloc[:0], profile, duration, names, urls, ()):
+            seen.add(key)
+            for flag, detail in _flags_of(key, steps.iloc[:0], profile, durations.get(key), names, urls, (),
+                                          ended.get(key)):  # fmt: skip
                 rows.append((*key, flag, detail))
     if not rows:
         return empty

@@ -17,7 +17,8 @@ Sources (:func:`iter_trajectories`, :func:`load_trajectories`):
   rollout (:mod:`~sgr_kit.trajectories.codex`); OpenAI Responses API items; OpenAI-style chat
   messages (a ``role``); a JSON document holding a list of steps, messages or items; or an
   inspect_ai eval log holding one sample. JSONL and JSON files directly in the folder are record
-  files, inspect_ai logs there give one trajectory per sample and epoch. Hidden files are
+  files, inspect_ai logs there give one trajectory per sample and epoch (so an eval set's log
+  folder reads as it is; its index files ``logs.json`` and ``eval-set.json`` are left aside). Hidden files are
   ignored; a FIFO or any other file that is not a regular file is skipped with a note;
 - an **inspect_ai eval log** (``.eval``, or its ``.json`` form), read with inspect_ai's own
   reader (:mod:`~sgr_kit.trajectories.inspect_log`; the optional ``sgr-kit[inspect]``): one
@@ -630,6 +631,15 @@ def _document_file(path: Path, place: tuple[str, str, int], notes: _Notes, force
     yield _trajectory(reader, fmt, place, str(path), kinds, notes)
 
 
+#: The files inspect_ai's ``eval_set`` writes beside its logs (with a hidden ``.eval-set-id``).
+_EVAL_SET_FILES = ("logs.json", "eval-set.json")
+
+
+def _eval_set_index(path: Path) -> bool:
+    """Is ``path`` the index inspect_ai's ``eval_set`` keeps of its logs (not a trajectory)?"""
+    return path.name in _EVAL_SET_FILES and (path.parent / ".eval-set-id").is_file()
+
+
 def _visible(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if not p.name.startswith("."))
 
@@ -664,6 +674,8 @@ def _folder(root: Path, notes: _Notes, forced: TrajectoryFormat | None,
             skip(entry)
             continue
         if what == "file":
+            if _eval_set_index(entry):  # inspect_ai's own index of the logs beside it: nothing to read
+                continue
             if inspect_log.is_inspect_log(entry):
                 yield from _inspect_file(entry, notes)
             elif entry.suffix.lower() in (".jsonl", ".json"):
@@ -903,7 +915,8 @@ def is_trajectory_source(path: Any) -> bool:
 
     A folder is one when a system folder in it holds ``.jsonl`` or ``.eval`` files, or ``.json``
     or ``.txt`` files whose first JSON object is a trajectory's (answers are ``.md``/``.txt``/``.json``
-    texts); a JSONL file when its first record has ``steps`` or ``messages``.
+    texts), or when it holds inspect_ai eval logs itself (an eval set's log folder); a JSONL file
+    when its first record has ``steps`` or ``messages``.
     """
     path = Path(path)
     try:
@@ -921,6 +934,8 @@ def is_trajectory_source(path: Any) -> bool:
                         if kind == "file":
                             break  # one answer file tells a folder of answers
                 elif what == "file" and entry.suffix.lower() == ".jsonl" and _first_record_is_trajectory(entry):
+                    return True
+                elif what == "file" and entry.suffix.lower() == ".eval" and inspect_log.is_inspect_log(entry):
                     return True
             return False
         if _kind_of_file(path) == "file" and path.suffix.lower() == ".jsonl":
