@@ -24,7 +24,7 @@ from ..errors import SgrKitError
 
 __all__ = ["TASK_NAME", "preflight", "run_benchmark", "add_run_command", "run_command"]
 
-#: The registered name of the task ``sgr-kit run`` evaluates (as installed; see :func:`_task_name`).
+#: The registered name of the task ``sgr-kit run`` evaluates (as installed; where inspect_ai registered it without the package prefix, ``sgr_bench``).
 TASK_NAME = "sgr_kit/sgr_bench"
 _MARKUP = re.compile(r"\[/?(bold|b|italic|i|red|yellow|green|blue)\]")
 
