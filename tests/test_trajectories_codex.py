@@ -218,7 +218,10 @@ def test_rollout_totals_are_the_last_cumulative_count_and_steps_carry_each_call(
     _, steps, reader = read(path)
     assert {k: reader.totals[k] for k in ours(counts[-1]["total_token_usage"])} == ours(counts[-1]["total_token_usage"])
     stamps = [datetime.fromisoformat(o["timestamp"].replace("Z", "+00:00")) for o in lines]
-    assert reader.totals["seconds"] == pytest.approx((stamps[-1] - stamps[0]).total_seconds())
+    # no duration_ms in its task_complete: from session_meta's start (a little before its own line) to the last line
+    start = datetime.fromisoformat(lines[0]["payload"]["timestamp"].replace("Z", "+00:00"))
+    assert reader.totals["seconds"] == pytest.approx((stamps[-1] - start).total_seconds())
+    assert reader.totals["seconds_source"] == "timestamps"
     models = [o["payload"]["model"] for o in lines if o["type"] == "turn_context"]
     assert reader.totals["model"] == models[-1]
     # each distinct call's last_token_usage sits on one step: together they make the total, once

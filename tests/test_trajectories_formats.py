@@ -21,7 +21,8 @@ from sgr_kit.errors import SgrKitError
 from sgr_kit.schema import STEP_COLUMNS, STEP_KINDS
 from sgr_kit.trajectories import (FORMATS, TrajectoryFormat, TrajectoryNote, is_trajectory_source, iter_trajectories,
                                   load_trajectories, register_format, tool_kind_sources, trajectory_usage)
-from sgr_kit.trajectories import read as read_module
+from sgr_kit.trajectories import formats as formats_module
+from sgr_kit.trajectories import records as records_module
 from sgr_kit.trajectories.usage import USAGE_COLUMNS, USAGE_EXTRAS
 
 FIXTURES = Path(__file__).parent / "fixtures" / "trajectories"
@@ -162,7 +163,9 @@ def test_a_log_line_in_the_documented_format_is_still_an_error(tmp_path):
 def test_claude_code_session_log_answer_is_the_last_text():
     path = SESSION / "Claude Sonnet 4.6" / "census_001.jsonl"
     (tr,) = quiet(lambda: list(iter_trajectories(SESSION)))
-    assert tr.format == "claude-code-session" and tr.totals is None
+    assert tr.format == "claude-code-session"
+    # no result line: the totals name the model of the assistant lines, no tokens (summed from the calls below)
+    assert tr.totals["model"] == "claude-sonnet-4-6" and tr.totals["input_tokens"] is None
     texts = [b["text"] for o in json_lines(path) if o.get("type") == "assistant"
              for b in o["message"]["content"] if b["type"] == "text"]
     assert tr.answer == texts[-1] and [s.kind for s in tr.steps] == ["search", "answer"]
@@ -261,7 +264,7 @@ class _Upper:
 
 
 def test_a_format_registers_with_one_line_and_can_be_forced(tmp_path, monkeypatch):
-    monkeypatch.setattr(read_module, "FORMATS", list(FORMATS))
+    monkeypatch.setattr(formats_module, "FORMATS", list(FORMATS))
     register_format(TrajectoryFormat("shout", "shouted lines", lambda o: "shout" in o, _Upper))
     write_lines(tmp_path / "runs" / "s" / "t.jsonl", [{"shout": "a|1"}])
     notes: list[str] = []
@@ -374,11 +377,14 @@ def test_a_fifo_in_a_folder_is_skipped_with_a_note(tmp_path):
     notes: list[str] = []
     found = list(iter_trajectories(tmp_path / "runs", notes=notes.append))
     assert [tr.task_id for tr in found] == ["t"]
-    assert sum("not a regular file" in n for n in notes) == 2
+    # one note for both (one kind of note, said once with the count and the first place)
+    assert [n for n in notes if "not a regular file" in n] == [
+        f"2 files: skipped (not a regular file or folder: a FIFO, socket or device is never read) "
+        f"(first: {tmp_path / 'runs' / 's' / 'u.jsonl'})"]
 
 
 def test_a_line_longer_than_the_limit_is_a_clear_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(read_module, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(records_module, "MAX_LINE_BYTES", 1000)
     path = write_lines(tmp_path / "runs" / "s" / "t.jsonl", [{"kind": "answer", "text": "x" * 2000}])
     with pytest.raises(SgrKitError, match=r"t\.jsonl:1: line longer than 1,000 bytes"):
         load_trajectories(tmp_path / "runs")
