@@ -462,3 +462,62 @@ def test_chat_usage_details_and_an_unreported_call_leave_the_sum_unknown(tmp_pat
     assert usage.loc["a", "reasoning_tokens"] == 2 * full["completion_tokens_details"]["reasoning_tokens"]
     # one call did not report its usage: the run's sum is unknown, not the known part
     assert usage.loc["b", ["input_tokens", "output_tokens"]].isna().all()
+
+
+# --- the model of a run, provider searches, a file by itself (issue 29.5, 29.7, 29.8) ----------------------------
+
+MODELS = Path(__file__).resolve().parent / "fixtures" / "trajectories" / "claude-models"
+
+
+def test_a_session_log_names_its_model_from_the_assistant_lines():
+    """Claude Code session logs have no result line; every assistant line names its model."""
+    path = MODELS / "session-two-models.jsonl"
+    (tr,) = iter_trajectories(path, notes=lambda _: None)
+    # the main model (most output) first, the helper after it; the file given by itself takes the main one
+    assert tr.totals["model"] == "claude-sonnet-4-5-20250929, claude-haiku-4-5-20251001"
+    assert (tr.system, tr.task_id, tr.repeat) == ("claude-sonnet-4-5-20250929", "session-two-models", 0)
+    # so a price row for its model prices a session log's run (its tokens summed over the calls)
+    prices = pd.DataFrame({"model": ["claude-sonnet-4-6"], "input": [3.0], "cached_input": [0.3], "output": [15.0]})
+    row = quiet(trajectory_usage, SESSION, prices=prices).iloc[0]
+    assert (row["model"], row["cost_source"]) == ("claude-sonnet-4-6", "priced") and row["cost_usd"] > 0
+
+
+def test_the_model_of_a_run_is_the_one_that_did_most_of_the_work_first():
+    (tr,) = iter_trajectories(MODELS / "stream-two-models.jsonl", notes=lambda _: None)
+    result = json_lines(MODELS / "stream-two-models.jsonl")[-1]
+    assert list(result["modelUsage"])[0] == "claude-haiku-4-5-20251001"  # the log lists the helper first
+    assert tr.totals["model"] == "claude-sonnet-4-5-20250929, claude-haiku-4-5-20251001"
+
+
+@pytest.mark.parametrize("name", ["session-two-models.jsonl", "stream-two-models.jsonl"])
+def test_searches_run_by_the_provider_are_counted(name):
+    """``server_tool_use.web_search_requests``: searches Anthropic ran for the agent's WebSearch calls."""
+    row = trajectory_usage(MODELS / name, system="s").iloc[0]
+    assert row["provider_searches"] == 2 and row["searches"] == 1  # one WebSearch call, two searches run
+    assert list(trajectory_usage(MODELS / name, system="s").columns)[-1] == "provider_searches"
+
+
+def test_a_single_file_loads_directly_and_system_task_repeat_can_be_given(tmp_path):
+    path = MODELS / "stream-two-models.jsonl"
+    steps = load_trajectories(path, system="Claude Sonnet 4.5", task_id="census_004", repeat=2)
+    assert set(zip(steps["system"], steps["task_id"], steps["repeat"])) == {("Claude Sonnet 4.5", "census_004", 2)}
+    assert set(load_trajectories(path)["task_id"]) == {"stream-two-models"}
+    # a file that names no model needs its system
+    bare = write_lines(tmp_path / "t_001.jsonl", [{"role": "assistant", "content": "a|1"}])
+    with pytest.raises(SgrKitError, match=r"t_001\.jsonl: the file names no model to take as its system; give"):
+        load_trajectories(bare)
+    assert load_trajectories(bare, system="s")[["system", "task_id", "kind"]].values.tolist() == [["s", "t_001",
+                                                                                                   "answer"]]
+
+
+def test_notes_are_said_once_per_kind_with_a_count_and_the_first_place(tmp_path):
+    for i in range(3):
+        source = (CLAUDE / "Claude Opus 4.7" / "arxiv_002.txt").read_text(encoding="utf-8")
+        (tmp_path / "runs" / "s").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "runs" / "s" / f"t_{i}.txt").write_text(source, encoding="utf-8")
+    said: list[str] = []
+    assert len(list(iter_trajectories(tmp_path / "runs", notes=said.append))) == 3
+    first = tmp_path / "runs" / "s" / "t_0.txt"
+    assert said == [f"{tmp_path / 'runs'}: read 3 files as Claude Code stream-json",
+                    f"3 files: lines that are not JSON skipped (an agent's output stream: a runner's log lines) "
+                    f"(first: {first})"]  # fmt: skip
