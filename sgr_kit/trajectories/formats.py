@@ -5,9 +5,10 @@ forces), a label for notes, a ``sniff`` that tells the format from a file's firs
 (for a JSON document: the document, or its first element), and a reader factory (an object
 with ``line(obj, *, loc)``, ``finish() -> list[Step]`` and a ``totals`` attribute; see
 :mod:`~sgr_kit.trajectories.agents`). They are tried in order, the first whose ``sniff`` says
-yes reads the file: the records (``steps`` or ``messages``, unless the object is a Harbor
-trajectory's or a Gemini CLI session's, which hold them too) and documented steps first, then
-the agents' formats, and OpenAI-style chat messages, told only by a ``role``, last. An inspect_ai eval log is told by its bytes (:func:`is_inspect_file`).
+yes reads the file: the records (``steps`` or ``messages``) and documented steps (``kind``)
+first, unless the object is a Harbor trajectory's or a Gemini CLI session's (which hold those
+keys too), then the agents' formats, and OpenAI-style chat messages, told only by a ``role``,
+last. An inspect_ai eval log is told by its bytes (:func:`is_inspect_file`).
 """
 
 from __future__ import annotations
@@ -57,9 +58,14 @@ class TrajectoryFormat:
     objects: Callable[[Path], Iterator[tuple[str, dict]]] | None = field(default=None)
 
 
+def _marked(obj: dict) -> bool:
+    """A Harbor trajectory or a Gemini CLI session (they also hold ``steps``, ``messages`` or ``kind``)."""
+    return harbor.sniff(obj) or gemini.sniff(obj)
+
+
 def _is_record(obj: dict) -> bool:
     """A trajectory record: ``steps`` or ``messages`` (not those of a Harbor trajectory or a Gemini CLI session)."""
-    return ("steps" in obj or "messages" in obj) and not harbor.sniff(obj) and not gemini.sniff(obj)
+    return ("steps" in obj or "messages" in obj) and not _marked(obj)
 
 
 def _agent(entries, *, streamed: bool = False) -> list[TrajectoryFormat]:
@@ -69,7 +75,7 @@ def _agent(entries, *, streamed: bool = False) -> list[TrajectoryFormat]:
 #: The formats, in the order they are tried (the first whose ``sniff`` says yes reads the file).
 FORMATS: list[TrajectoryFormat] = [
     TrajectoryFormat("records", "trajectory records", _is_record, None),
-    TrajectoryFormat("steps", "documented steps", lambda o: "kind" in o, NativeReader),
+    TrajectoryFormat("steps", "documented steps", lambda o: "kind" in o and not _marked(o), NativeReader),
     *_agent(claude.FORMATS, streamed=True),
     *_agent([(name, label, test, reader) for name, (label, test, reader) in zip(("codex-exec", "codex-rollout"),
                                                                                  codex.FORMATS)], streamed=True),
