@@ -521,3 +521,18 @@ def test_notes_are_said_once_per_kind_with_a_count_and_the_first_place(tmp_path)
     assert said == [f"{tmp_path / 'runs'}: read 3 files as Claude Code stream-json",
                     f"3 files: lines that are not JSON skipped (an agent's output stream: a runner's log lines) "
                     f"(first: {first})"]  # fmt: skip
+
+
+def test_quiet_on_the_command_line_prints_no_notes(tmp_path, monkeypatch, capsys):
+    from sgr_kit import cli
+
+    def effort(args):  # reads trajectories the way the command does: notes are TrajectoryNote warnings
+        list(iter_trajectories(CLAUDE))
+        return 0
+
+    monkeypatch.setattr(cli, "_cmd_effort", effort)
+    argv = ["effort", str(tmp_path / "scores.csv"), "--trajectories", str(CLAUDE)]
+    assert cli.main(argv) == 0
+    assert "read 3 files as Claude Code stream-json" in capsys.readouterr().err
+    assert cli.main([*argv, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
