@@ -69,8 +69,9 @@ The stream has no timestamps and names no model: ``seconds`` and ``model`` are N
 ``RolloutLine``: ``timestamp`` and a ``RolloutItem`` flattened as ``type`` and ``payload``,
 ``codex-rs/protocol/src/protocol.rs``):
 
-- ``session_meta`` (``id``, ``cwd``, ``cli_version``...): no step; ``turn_context``: its
-  ``model`` is the run's model (several models are listed in order of first use);
+- ``session_meta`` (``id``, ``timestamp``: the session's start, ``cwd``, ``cli_version``...): no
+  step; ``turn_context``: its ``model`` is the model of the turn's calls (several models are
+  listed the one with most output tokens first);
 - ``response_item`` (``codex-rs/protocol/src/models.rs``, ``ResponseItem``): ``message`` with
   ``role: assistant`` (``output_text`` parts) a ``message`` step; ``function_call`` (``name``,
   ``arguments`` as JSON text, ``call_id``), ``custom_tool_call`` (``name``, ``input``) and
@@ -88,13 +89,19 @@ The stream has no timestamps and names no model: ``seconds`` and ``model`` are N
   nor are the other events (``user_message``, ``exec_command_end``...), which repeat what the
   response items hold; ``error``, ``stream_error``, ``warning`` and ``turn_aborted`` are notes.
 
-Tokens: ``total_token_usage`` is cumulative over the session (Codex adds each call's
+Tokens: ``total_token_usage`` is cumulative over a process's session (Codex adds each call's
 ``last_token_usage`` to it), so the totals are the **last** ``total_token_usage``, never a sum;
-the fields mean what they mean in ``turn.completed`` above. Each ``last_token_usage`` (one model
-call) is put on the first step made since the previous count (a repeated count, same total, is
-not put again); a call that made no step (reasoning only) is in the totals alone. ``seconds``
-is the time from the first to the last line's ``timestamp``; a step's ``t`` is its line's time
-since the first line.
+the fields mean what they mean in ``turn.completed`` above. A session **resumed** by a new
+process (``codex resume``, Codex 0.40 and later append to the same rollout) counts again from
+zero: a total smaller in some count than the one before starts a new segment, and the last
+total of each segment is added, with one note naming the first line where it restarted. Each
+``last_token_usage`` (one model call) is put on the first step made since the previous count
+(a repeated count, same total, is not put again); a call that made no step (reasoning only) is
+in the totals alone. ``seconds``: the sum of the turns' ``task_complete.duration_ms`` (Codex's
+own time, ``seconds_source`` ``reported``; written by versions of 2026, e.g. 0.124) where every
+``task_complete`` has one, else from ``session_meta``'s ``timestamp`` (the session's start) to
+the last line's, else from the first line's (``seconds_source`` ``timestamps``); a step's ``t``
+is its line's time since the first line.
 """
 
 from __future__ import annotations
