@@ -219,7 +219,7 @@ def _version(text: Any) -> tuple[int, ...] | None:
 def cache_inside(counts: dict[str, Any], *, model: str, version: tuple[int, ...] | None) -> tuple[bool, str]:
     """Are the cache reads of one call inside its ``input_tokens``? And what decided it.
 
-    ``counts`` are the call's usage as written (:func:`_usage_counts` keys ``fresh``, ``read``,
+    ``counts`` are the call's usage as written (keys ``fresh``, ``read``,
     ``write``, ``output``, ``reasoning``, ``total``); ``model`` its model (``provider/name``);
     ``version`` the log's inspect_ai version.
 

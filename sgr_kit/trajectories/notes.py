@@ -67,7 +67,7 @@ class ReaderNote(str):
 
 
 class NoteSink:
-    """Gathers the notes of one read and says each kind once (:meth:`flush`).
+    """Gathers the notes of one read and says each kind once (at ``flush()``).
 
     Parameters
     ----------
@@ -87,9 +87,9 @@ class NoteSink:
 
     def __init__(self, sink: Callable[[str], None] | None = None) -> None:
         self.sink = sink
-        self.formats: Counter = Counter()  # labels of the formats read since the last source ended
-        self.groups: dict[str, list] = {}  # kind -> [files, first place, first detail]
-        self._seen: set[tuple[str, str]] = set()  # (file, kind) already counted
+        self.formats = Counter()  # labels of the formats read since the last source ended
+        self.groups = {}  # kind -> [files, first place, first detail]
+        self._seen = set()  # (file, kind) already counted
 
     def read_as(self, label: str) -> None:
         """Count one file read as the format named ``label`` (``"Codex CLI exec events"``)."""
