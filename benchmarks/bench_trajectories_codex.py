@@ -1,4 +1,4 @@
-"""Reading Codex CLI streams and rollouts, and inspect_ai eval logs: time linear in what is read.
+"""Reading Codex CLI streams and rollouts, Gemini CLI sessions, Harbor trajectories and inspect_ai logs: linear time.
 
 Writes synthetic runs (SYNTHETIC: made here, in the shapes of the fixtures in
 ``tests/fixtures/trajectories/codex``) of S steps each, N = 250, 500 and 1,000 by default:
@@ -7,13 +7,18 @@ Writes synthetic runs (SYNTHETIC: made here, in the shapes of the fixtures in
   round, each started and completed, a reasoning item, a ``tracing`` log line every 25 lines);
 - ``rollout``: session rollouts (a ``web_search_call``, a ``function_call`` and its output, a
   ``token_count`` per round);
+- ``gemini``: Gemini CLI sessions (JSONL: the metadata, then per round a ``gemini`` record with a
+  ``google_web_search`` call, written again with its result and tokens, as Gemini CLI does);
+- ``harbor``: Harbor ATIF ``trajectory.json`` documents (per round an agent step with a
+  ``bash_command`` curl, its observation and metrics);
 - ``inspect``: one inspect_ai ``.eval`` log of N/10 samples written by inspect_ai's own ``eval``
   (a mock model with scripted outputs calling a real tool), read with
   :func:`sgr_kit.trajectories.inspect_log.read_inspect_log`.
 
-Each file is read one line at a time (``json.loads``, non-JSON lines skipped with
+Codex files are read one line at a time (``json.loads``, non-JSON lines skipped with
 :func:`sgr_kit.trajectories.codex.is_log_line`) into the format's reader, as a line reader does.
-Prints seconds and microseconds per step; a linear reader keeps the microseconds per step flat
+Gemini and Harbor files are read by :func:`sgr_kit.trajectories.iter_trajectories` from a
+``<system>/<task>.<ext>`` folder (their format told by content). Prints seconds and microseconds per step; a linear reader keeps the microseconds per step flat
 as N grows. Run on demand: ``.venv/bin/python benchmarks/bench_trajectories_codex.py``.
 """
 
@@ -83,6 +88,47 @@ def rollout_lines(i: int, rounds: int) -> list[str]:
     return out
 
 
+def gemini_lines(i: int, rounds: int) -> list[str]:
+    out = [json.dumps({"sessionId": f"s{i}", "projectHash": "h" * 64, "startTime": "2026-05-03T09:00:00.000Z",
+                       "lastUpdated": "2026-05-03T09:59:00.000Z"}),
+           json.dumps({"id": "u", "timestamp": "2026-05-03T09:00:00.000Z", "type": "user", "content": "q"})]
+    for r in range(rounds):
+        call = {"id": f"c{r}", "name": "google_web_search", "args": {"query": f"query {i} {r}"},
+                "timestamp": "2026-05-03T09:00:01.000Z", "status": "executing"}
+        record = {"id": f"g{r}", "timestamp": "2026-05-03T09:00:01.000Z", "type": "gemini", "content": "",
+                  "toolCalls": [call], "model": "gemini-2.5-pro"}
+        out.append(json.dumps(record))
+        done = {**call, "status": "success", "result": [{"functionResponse": {"id": f"c{r}", "name": call["name"],
+                                                                                "response": {"output": "page " * 40}}}]}
+        tokens = {"input": 9000, "output": 30, "cached": 8000, "thoughts": 100, "tool": 0, "total": 9130}
+        out.append(json.dumps({**record, "toolCalls": [done], "tokens": tokens}))
+    out.append(json.dumps({"id": "end", "timestamp": "2026-05-03T09:59:00.000Z", "type": "gemini",
+                           "content": "id|date\n1|2020-11-16", "model": "gemini-2.5-pro"}))
+    return out
+
+
+def harbor_lines(i: int, rounds: int) -> list[str]:
+    steps = [{"step_id": 1, "source": "user", "message": "task"}]
+    for r in range(rounds):
+        steps.append({"step_id": r + 2, "timestamp": f"2026-03-04T11:{r % 60:02d}:00+00:00", "source": "agent",
+                      "model_name": "gpt-5-mini", "message": "Analysis: ...\nPlan: ...",
+                      "tool_calls": [{"tool_call_id": f"call_{r}_1", "function_name": "bash_command",
+                                      "arguments": {"keystrokes": f"curl -s 'https://api.example.net/q?i={i}&r={r}'\n",
+                                                    "duration": 1.0}}],
+                      "observation": {"results": [{"content": "rows " * 50}]},
+                      "metrics": {"prompt_tokens": 9000, "completion_tokens": 40, "cached_tokens": 8000}})
+    doc = {"schema_version": "ATIF-v1.6", "session_id": f"s{i}", "agent": {"name": "terminus-2", "version": "2.0.0",
+           "model_name": "openai/gpt-5-mini"}, "steps": steps,
+           "final_metrics": {"total_prompt_tokens": 9000 * rounds, "total_completion_tokens": 40 * rounds}}
+    return [json.dumps(doc)]
+
+
+def read_folder(folder: Path) -> int:
+    from sgr_kit.trajectories import iter_trajectories
+
+    return sum(len(t.steps) for t in iter_trajectories(folder, notes=lambda _: None))
+
+
 def read_lines(path: Path) -> int:
     reader = None
     with open(path, encoding="utf-8") as handle:
@@ -138,21 +184,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[250, 500, 1000])
     parser.add_argument("--rounds", type=int, default=12, help="rounds of tool calls per run")
     parser.add_argument("--no-inspect", action="store_true", help="skip inspect_ai (needs the [inspect] extra)")
+    parser.add_argument("--formats", nargs="+", default=["exec", "rollout", "gemini", "harbor"],
+                        help="the line formats to measure (default: all)")
     args = parser.parse_args(argv)
     print(f"Python {platform.python_version()} on {platform.machine()}; SYNTHETIC runs of {args.rounds} rounds")
     print(f"{'format':8} {'runs':>6} {'steps':>8} {'seconds':>8} {'us/step':>8}")
     with tempfile.TemporaryDirectory() as tmp:
-        for fmt, make in (("exec", exec_lines), ("rollout", rollout_lines)):
+        makers = {"exec": exec_lines, "rollout": rollout_lines, "gemini": gemini_lines, "harbor": harbor_lines}
+        for fmt in args.formats:
+            make = makers[fmt]
             for n in args.sizes:
-                folder = Path(tmp) / f"{fmt}-{n}"
-                folder.mkdir()
+                folder = Path(tmp) / f"{fmt}-{n}" / "system"
+                folder.mkdir(parents=True)
                 paths = []
                 for i in range(n):
-                    path = folder / f"{i}.jsonl"
+                    path = folder / f"{i}.{'json' if fmt == 'harbor' else 'jsonl'}"
                     path.write_text("\n".join(make(i, args.rounds)) + "\n", encoding="utf-8")
                     paths.append(path)
                 start = time.perf_counter()
-                steps = sum(read_lines(p) for p in paths)
+                steps = read_folder(folder.parent) if fmt in ("gemini", "harbor") else sum(read_lines(p) for p in paths)
                 seconds = time.perf_counter() - start
                 print(f"{fmt:8} {n:>6,} {steps:>8,} {seconds:8.2f} {1e6 * seconds / steps:8.1f}", flush=True)
         if not args.no_inspect:

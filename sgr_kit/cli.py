@@ -403,6 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how parse failures and missing answers enter means: zero (default) or exclude")
     p.add_argument("--n-boot", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")
+    p.add_argument("--quiet", action="store_true", help="print no notes of how the trajectories were read")
     p.set_defaults(func=_cmd_effort)
 
     p = sub.add_parser("demo", help="write the SYNTHETIC demo benchmark (tasks, answers, audit labels)",
@@ -513,6 +514,10 @@ def main(argv: list[str] | None = None) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("default")
         warnings.showwarning = _show_warning
+        if getattr(args, "quiet", False):  # --quiet: no notes of how trajectories were read
+            from .trajectories.notes import TrajectoryNote
+
+            warnings.simplefilter("ignore", TrajectoryNote)
         try:
             status = args.func(args)
             sys.stdout.flush()

@@ -218,7 +218,10 @@ def test_rollout_totals_are_the_last_cumulative_count_and_steps_carry_each_call(
     _, steps, reader = read(path)
     assert {k: reader.totals[k] for k in ours(counts[-1]["total_token_usage"])} == ours(counts[-1]["total_token_usage"])
     stamps = [datetime.fromisoformat(o["timestamp"].replace("Z", "+00:00")) for o in lines]
-    assert reader.totals["seconds"] == pytest.approx((stamps[-1] - stamps[0]).total_seconds())
+    # no duration_ms in its task_complete: from session_meta's start (a little before its own line) to the last line
+    start = datetime.fromisoformat(lines[0]["payload"]["timestamp"].replace("Z", "+00:00"))
+    assert reader.totals["seconds"] == pytest.approx((stamps[-1] - start).total_seconds())
+    assert reader.totals["seconds_source"] == "timestamps"
     models = [o["payload"]["model"] for o in lines if o["type"] == "turn_context"]
     assert reader.totals["model"] == models[-1]
     # each distinct call's last_token_usage sits on one step: together they make the total, once
@@ -308,3 +311,50 @@ def test_surrogates_are_replaced_not_carried():
     path, text = _replace("rollout-2026.jsonl", 10, '"name":"mcp__serper', '"name":"mcp__\\udcffserper')
     _, steps, _ = read(path, text)
     steps[1].tool.encode("utf-8")
+
+
+# --- a resumed session, and durations (issue 29.1, 29.6) ---------------------------------------------------
+
+
+def test_rollout_a_count_that_goes_down_starts_a_segment_and_segments_are_added():
+    """A resumed 0.40 session: the running total drops from 1,340,071 to 37,208 at line 12 (a new process)."""
+    from sgr_kit.trajectories import iter_trajectories
+
+    path = FIXTURES / "rollout-resumed-0.40.jsonl"
+    lines = objects(path)
+    totals = [o["payload"]["info"]["total_token_usage"] for o in lines
+              if o["type"] == "event_msg" and o["payload"]["type"] == "token_count"]  # fmt: skip
+    _, _, reader = read(path)
+    # the last report of each segment (the one before the drop, and the last), added
+    for key in ("input_tokens", "cached_input_tokens", "output_tokens"):
+        assert reader.totals[key] == totals[1][key] + totals[2][key]
+    assert reader.totals["input_tokens"] == 1_340_071 + 37_208
+    [note] = [n for n in reader.notes if n.kind == codex.RESTARTED]
+    assert note.place == f"{path}:12" and "1 time(s), first at" in note
+    # said once for the file, naming the line, by a whole read too
+    said: list[str] = []
+    [tr] = iter_trajectories(path, notes=said.append)
+    assert tr.totals["input_tokens"] == 1_377_279
+    assert sum("totals restarted" in n for n in said) == 1 and any(f"{path}:12" in n for n in said)
+
+
+def test_rollout_duration_from_task_complete_duration_ms_is_reported():
+    """A 0.124 ``codex exec`` rollout: its task_complete says duration_ms 6,553; the lines span 5.6 s."""
+    from sgr_kit.trajectories import trajectory_usage
+
+    path = FIXTURES / "rollout-exec-0.124.jsonl"
+    _, _, reader = read(path)
+    assert reader.totals["seconds"] == pytest.approx(6.553) and "seconds_source" not in reader.totals
+    row = trajectory_usage(path, system="GPT-5.5").iloc[0]
+    assert row["seconds"] == pytest.approx(6.553) and row["seconds_source"] == "reported"
+    assert (row["system"], row["task_id"], row["model"]) == ("GPT-5.5", "rollout-exec-0.124", "gpt-5.5")
+
+
+def test_rollout_without_duration_counts_from_the_sessions_start_and_says_so():
+    path = FIXTURES / "rollout-resumed-0.40.jsonl"
+    lines = objects(path)
+    _, _, reader = read(path)
+    start = datetime.fromisoformat(lines[0]["payload"]["timestamp"].replace("Z", "+00:00"))
+    end = datetime.fromisoformat(lines[-1]["timestamp"].replace("Z", "+00:00"))
+    assert reader.totals["seconds"] == pytest.approx((end - start).total_seconds())
+    assert reader.totals["seconds_source"] == "timestamps"

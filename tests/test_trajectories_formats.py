@@ -21,7 +21,8 @@ from sgr_kit.errors import SgrKitError
 from sgr_kit.schema import STEP_COLUMNS, STEP_KINDS
 from sgr_kit.trajectories import (FORMATS, TrajectoryFormat, TrajectoryNote, is_trajectory_source, iter_trajectories,
                                   load_trajectories, register_format, tool_kind_sources, trajectory_usage)
-from sgr_kit.trajectories import read as read_module
+from sgr_kit.trajectories import formats as formats_module
+from sgr_kit.trajectories import records as records_module
 from sgr_kit.trajectories.usage import USAGE_COLUMNS, USAGE_EXTRAS
 
 FIXTURES = Path(__file__).parent / "fixtures" / "trajectories"
@@ -162,7 +163,9 @@ def test_a_log_line_in_the_documented_format_is_still_an_error(tmp_path):
 def test_claude_code_session_log_answer_is_the_last_text():
     path = SESSION / "Claude Sonnet 4.6" / "census_001.jsonl"
     (tr,) = quiet(lambda: list(iter_trajectories(SESSION)))
-    assert tr.format == "claude-code-session" and tr.totals is None
+    assert tr.format == "claude-code-session"
+    # no result line: the totals name the model of the assistant lines, no tokens (summed from the calls below)
+    assert tr.totals["model"] == "claude-sonnet-4-6" and tr.totals["input_tokens"] is None
     texts = [b["text"] for o in json_lines(path) if o.get("type") == "assistant"
              for b in o["message"]["content"] if b["type"] == "text"]
     assert tr.answer == texts[-1] and [s.kind for s in tr.steps] == ["search", "answer"]
@@ -261,7 +264,7 @@ class _Upper:
 
 
 def test_a_format_registers_with_one_line_and_can_be_forced(tmp_path, monkeypatch):
-    monkeypatch.setattr(read_module, "FORMATS", list(FORMATS))
+    monkeypatch.setattr(formats_module, "FORMATS", list(FORMATS))
     register_format(TrajectoryFormat("shout", "shouted lines", lambda o: "shout" in o, _Upper))
     write_lines(tmp_path / "runs" / "s" / "t.jsonl", [{"shout": "a|1"}])
     notes: list[str] = []
@@ -374,11 +377,14 @@ def test_a_fifo_in_a_folder_is_skipped_with_a_note(tmp_path):
     notes: list[str] = []
     found = list(iter_trajectories(tmp_path / "runs", notes=notes.append))
     assert [tr.task_id for tr in found] == ["t"]
-    assert sum("not a regular file" in n for n in notes) == 2
+    # one note for both (one kind of note, said once with the count and the first place)
+    assert [n for n in notes if "not a regular file" in n] == [
+        f"2 files: skipped (not a regular file or folder: a FIFO, socket or device is never read) "
+        f"(first: {tmp_path / 'runs' / 's' / 'u.jsonl'})"]
 
 
 def test_a_line_longer_than_the_limit_is_a_clear_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(read_module, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(records_module, "MAX_LINE_BYTES", 1000)
     path = write_lines(tmp_path / "runs" / "s" / "t.jsonl", [{"kind": "answer", "text": "x" * 2000}])
     with pytest.raises(SgrKitError, match=r"t\.jsonl:1: line longer than 1,000 bytes"):
         load_trajectories(tmp_path / "runs")
@@ -456,3 +462,77 @@ def test_chat_usage_details_and_an_unreported_call_leave_the_sum_unknown(tmp_pat
     assert usage.loc["a", "reasoning_tokens"] == 2 * full["completion_tokens_details"]["reasoning_tokens"]
     # one call did not report its usage: the run's sum is unknown, not the known part
     assert usage.loc["b", ["input_tokens", "output_tokens"]].isna().all()
+
+
+# --- the model of a run, provider searches, a file by itself (issue 29.5, 29.7, 29.8) ----------------------------
+
+MODELS = Path(__file__).resolve().parent / "fixtures" / "trajectories" / "claude-models"
+
+
+def test_a_session_log_names_its_model_from_the_assistant_lines():
+    """Claude Code session logs have no result line; every assistant line names its model."""
+    path = MODELS / "session-two-models.jsonl"
+    (tr,) = iter_trajectories(path, notes=lambda _: None)
+    # the main model (most output) first, the helper after it; the file given by itself takes the main one
+    assert tr.totals["model"] == "claude-sonnet-4-5-20250929, claude-haiku-4-5-20251001"
+    assert (tr.system, tr.task_id, tr.repeat) == ("claude-sonnet-4-5-20250929", "session-two-models", 0)
+    # so a price row for its model prices a session log's run (its tokens summed over the calls)
+    prices = pd.DataFrame({"model": ["claude-sonnet-4-6"], "input": [3.0], "cached_input": [0.3], "output": [15.0]})
+    row = quiet(trajectory_usage, SESSION, prices=prices).iloc[0]
+    assert (row["model"], row["cost_source"]) == ("claude-sonnet-4-6", "priced") and row["cost_usd"] > 0
+
+
+def test_the_model_of_a_run_is_the_one_that_did_most_of_the_work_first():
+    (tr,) = iter_trajectories(MODELS / "stream-two-models.jsonl", notes=lambda _: None)
+    result = json_lines(MODELS / "stream-two-models.jsonl")[-1]
+    assert list(result["modelUsage"])[0] == "claude-haiku-4-5-20251001"  # the log lists the helper first
+    assert tr.totals["model"] == "claude-sonnet-4-5-20250929, claude-haiku-4-5-20251001"
+
+
+@pytest.mark.parametrize("name", ["session-two-models.jsonl", "stream-two-models.jsonl"])
+def test_searches_run_by_the_provider_are_counted(name):
+    """``server_tool_use.web_search_requests``: searches Anthropic ran for the agent's WebSearch calls."""
+    row = trajectory_usage(MODELS / name, system="s").iloc[0]
+    assert row["provider_searches"] == 2 and row["searches"] == 1  # one WebSearch call, two searches run
+    assert list(trajectory_usage(MODELS / name, system="s").columns)[-1] == "provider_searches"
+
+
+def test_a_single_file_loads_directly_and_system_task_repeat_can_be_given(tmp_path):
+    path = MODELS / "stream-two-models.jsonl"
+    steps = load_trajectories(path, system="Claude Sonnet 4.5", task_id="census_004", repeat=2)
+    assert set(zip(steps["system"], steps["task_id"], steps["repeat"])) == {("Claude Sonnet 4.5", "census_004", 2)}
+    assert set(load_trajectories(path)["task_id"]) == {"stream-two-models"}
+    # a file that names no model needs its system
+    bare = write_lines(tmp_path / "t_001.jsonl", [{"role": "assistant", "content": "a|1"}])
+    with pytest.raises(SgrKitError, match=r"t_001\.jsonl: the file names no model to take as its system; give"):
+        load_trajectories(bare)
+    assert load_trajectories(bare, system="s")[["system", "task_id", "kind"]].values.tolist() == [["s", "t_001",
+                                                                                                   "answer"]]
+
+
+def test_notes_are_said_once_per_kind_with_a_count_and_the_first_place(tmp_path):
+    for i in range(3):
+        source = (CLAUDE / "Claude Opus 4.7" / "arxiv_002.txt").read_text(encoding="utf-8")
+        (tmp_path / "runs" / "s").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "runs" / "s" / f"t_{i}.txt").write_text(source, encoding="utf-8")
+    said: list[str] = []
+    assert len(list(iter_trajectories(tmp_path / "runs", notes=said.append))) == 3
+    first = tmp_path / "runs" / "s" / "t_0.txt"
+    assert said == [f"{tmp_path / 'runs'}: read 3 files as Claude Code stream-json",
+                    f"3 files: lines that are not JSON skipped (an agent's output stream: a runner's log lines) "
+                    f"(first: {first})"]  # fmt: skip
+
+
+def test_quiet_on_the_command_line_prints_no_notes(tmp_path, monkeypatch, capsys):
+    from sgr_kit import cli
+
+    def effort(args):  # reads trajectories the way the command does: notes are TrajectoryNote warnings
+        list(iter_trajectories(CLAUDE))
+        return 0
+
+    monkeypatch.setattr(cli, "_cmd_effort", effort)
+    argv = ["effort", str(tmp_path / "scores.csv"), "--trajectories", str(CLAUDE)]
+    assert cli.main(argv) == 0
+    assert "read 3 files as Claude Code stream-json" in capsys.readouterr().err
+    assert cli.main([*argv, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

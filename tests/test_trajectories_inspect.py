@@ -230,3 +230,141 @@ def test_not_a_log_and_missing_inspect_ai(tmp_path, monkeypatch, logs):
     monkeypatch.setitem(sys.modules, "inspect_ai.log", None)
     with pytest.raises(SgrKitError, match=r"sgr-kit\[inspect\]"):
         list(read_inspect_log(logs["eval"]))
+
+
+# --- logs of older inspect_ai versions (issue 29.2-29.4, 29.8; 28.7) ------------------------------------------------
+
+OLD = Path(__file__).resolve().parent / "fixtures" / "trajectories" / "inspect"
+
+
+def old_log(name: str, folder: Path) -> Path:
+    """A real ``.eval`` (a zip of the JSON members) of the fixture ``name``, written in ``folder``."""
+    source = OLD / name
+    path = folder / f"{name}.eval"
+    with zipfile.ZipFile(path, "w") as archive:
+        for member in sorted(source.rglob("*.json")):
+            archive.write(member, member.relative_to(source).as_posix())
+    return path
+
+
+def members(name: str, sample: str) -> dict:
+    return json.loads((OLD / name / "samples" / f"{sample}_epoch_1.json").read_text(encoding="utf-8"))
+
+
+def test_an_old_openai_log_counts_cache_reads_once(tmp_path):
+    """inspect_ai 0.3.73 and gpt-4o-mini: input_tokens held the cache reads (total = input + output)."""
+    said: list[str] = []
+    from sgr_kit.trajectories import iter_trajectories
+
+    found = {tr.task_id: tr for tr in iter_trajectories(old_log("0.3.73-openai", tmp_path), notes=said.append)}
+    sample = members("0.3.73-openai", "arxiv_001")
+    calls = [e["output"]["usage"] for e in sample["events"] if e["event"] == "model"]
+    assert all(u["total_tokens"] == u["input_tokens"] + u["output_tokens"] for u in calls)
+    tr = found["arxiv_001"]
+    assert tr.totals["input_tokens"] == sum(u["input_tokens"] for u in calls) == 3681  # not 3681 + 3456
+    assert tr.totals["cached_input_tokens"] == sum(u["input_tokens_cache_read"] for u in calls)
+    steps = [s for s in tr.steps if s.input_tokens is not None]
+    assert [s.input_tokens for s in steps] == [u["input_tokens"] for u in calls]  # per step once too
+    assert any("cache reads inside or outside input_tokens decided per call (inspect_ai 0.3.73): 3 by total_tokens"
+               in n for n in said)  # fmt: skip
+
+
+def test_cache_semantics_by_version_and_provider_where_a_call_has_no_total():
+    from sgr_kit.trajectories.inspect_log import cache_inside
+
+    call = {"fresh": 12, "read": 900, "write": 0, "output": 5, "reasoning": None, "total": 0}
+    assert cache_inside(call, model="openai/gpt-4o-mini", version=(0, 3, 183)) == (True, "version")
+    assert cache_inside(call, model="openai/gpt-4o-mini", version=(0, 3, 184)) == (False, "version")
+    assert cache_inside(call, model="google/gemini-2.5-pro", version=(0, 3, 207)) == (True, "version")
+    assert cache_inside(call, model="google/gemini-2.5-pro", version=(0, 3, 208)) == (False, "version")
+    assert cache_inside(call, model="anthropic/claude-3-5-haiku", version=(0, 3, 72)) == (False, "provider")
+    # the call's own total decides before the version: Google counts thoughts apart from output
+    google = {"fresh": 5000, "read": 4096, "write": None, "output": 40, "reasoning": 300, "total": 5340}
+    assert cache_inside(google, model="google/gemini-2.5-pro", version=(0, 3, 300)) == (True, "total_tokens")
+
+
+def test_calls_answered_from_inspects_local_cache_are_not_paid(tmp_path):
+    """An empty model_usage, every model event ``cache: "read"``: 0 paid, said in a note."""
+    from sgr_kit.trajectories import trajectory_usage
+
+    said: list[str] = []
+    row = trajectory_usage(old_log("0.3.73-openai", tmp_path), task_id=None).set_index("task_id").loc["census_004"]
+    assert (row["input_tokens"], row["output_tokens"], row["cost_usd"]) == (0, 0, 0.0)
+    from sgr_kit.trajectories import iter_trajectories
+
+    list(iter_trajectories(tmp_path / "0.3.73-openai.eval", notes=said.append))
+    assert any("1 model call(s) answered from inspect_ai's local response cache (1,421 tokens)" in n for n in said)
+
+
+def test_per_step_tokens_and_times_without_message_ids(tmp_path):
+    """inspect_ai 0.3.72 wrote no message ids: calls matched to messages by text and tool calls, in order."""
+    sample = members("0.3.72-anthropic", "census_004")
+    assert all("id" not in m for m in sample["messages"])
+    [tr] = read_inspect_log(old_log("0.3.72-anthropic", tmp_path))
+    usage = [e["output"]["usage"] for e in sample["events"] if e["event"] == "model"]
+    firsts = [s for s in tr.steps if s.input_tokens is not None]
+    assert [s.kind for s in firsts] == ["message", "answer"]
+    # Anthropic's input_tokens never held the cache: reads and writes added (the second call has no total)
+    assert [s.input_tokens for s in firsts] == [u["input_tokens"] + u["input_tokens_cache_read"]
+                                                + u["input_tokens_cache_write"] for u in usage]  # fmt: skip
+    assert sum(s.input_tokens for s in firsts) == tr.totals["input_tokens"]
+    assert [s.t for s in tr.steps] == [0.0, 0.0, pytest.approx(3.25)]
+
+
+def test_the_answer_of_the_react_agent_is_its_last_submit_call(tmp_path):
+    """A log written by inspect_ai itself: its ReAct agent calls web_search, then submit(answer).
+
+    inspect_ai (0.3.285) sets ``output.completion`` from the submitted answer (``answer_only``: the
+    answer alone), which is then the answer; logs whose completion is empty (older versions, a
+    runner that keeps the submit call) take the last submit call's ``answer``.
+    """
+    from inspect_ai.agent import AgentSubmit, react
+
+    outputs = [ModelOutput.for_tool_call(MODEL, "web_search", {"query": "arXiv cs.CV 2020 Q4 transformer"}),
+               ModelOutput.for_tool_call(MODEL, "submit", {"answer": ANSWER})]
+    for k, output in enumerate(outputs):
+        output.usage = usage(k)  # (mockllm counts tokens itself otherwise, with an encoding it downloads)
+    task = Task(dataset=[Sample(id="arxiv_001", input="List the papers.")],
+                solver=react(tools=[web_search()], submit=AgentSubmit(answer_only=True)), name="sgr-react")
+    [run] = inspect_eval(task, model=get_model(MODEL, custom_outputs=outputs), log_dir=str(tmp_path), display="none")
+    assert run.status == "success", run.error
+    [tr] = read_inspect_log(run.location)
+    assert tr.answer == ANSWER and sum(s.kind == "answer" for s in tr.steps) == 1
+    assert ("search", "web_search") in [(s.kind, s.tool) for s in tr.steps]
+    # an old log whose output.completion is empty: the answer from submit, said once
+    said: list[str] = []
+    from sgr_kit.trajectories import iter_trajectories
+
+    found = {t.task_id: t for t in iter_trajectories(old_log("0.3.73-openai", tmp_path), notes=said.append)}
+    assert found["arxiv_001"].answer == "arxiv_id|v1_date\n2011.08019|2020-11-16"
+    assert [(s.kind, s.tool) for s in found["arxiv_001"].steps][-2:] == [("tool", "submit"), ("answer", "")]
+    assert sum("submit" in n for n in said) == 1
+
+
+def test_several_samples_in_a_system_folder_are_each_a_trajectory(tmp_path):
+    from sgr_kit.trajectories import iter_trajectories
+
+    folder = tmp_path / "runs" / "GPT-4o mini"
+    folder.mkdir(parents=True)
+    old_log("0.3.73-openai", folder)
+    found = [(t.system, t.task_id, t.repeat) for t in iter_trajectories(tmp_path / "runs", notes=lambda _: None)]
+    assert found == [("GPT-4o mini", "arxiv_001", 0), ("GPT-4o mini", "census_004", 0)]
+
+
+def test_a_damaged_eval_says_it_is_not_a_readable_log(tmp_path):
+    from sgr_kit.trajectories import load_trajectories
+
+    good = old_log("0.3.73-openai", tmp_path)
+    cut = tmp_path / "cut.eval"
+    cut.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    text = tmp_path / "text.eval"
+    text.write_text('{"kind": "answer", "text": "a"}\n', encoding="utf-8")
+    for path in (cut, text):
+        with pytest.raises(SgrKitError, match=rf"{path.name}: not a readable inspect_ai eval log \(not a zip archive"):
+            load_trajectories(path)
+        runs = tmp_path / "runs" / "s"
+        runs.mkdir(parents=True, exist_ok=True)
+        (runs / path.name).write_bytes(path.read_bytes())
+        with pytest.raises(SgrKitError, match=rf"{path.name}: not a readable inspect_ai eval log"):
+            load_trajectories(tmp_path / "runs")
+        (runs / path.name).unlink()

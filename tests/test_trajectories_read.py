@@ -128,7 +128,7 @@ def test_bad_sources_and_files_are_errors(tmp_path):
     with pytest.raises(SgrKitError, match=r"no such file or folder"):
         load_trajectories(tmp_path / "nothing.jsonl")
     (tmp_path / "t.csv").write_text("a\n", encoding="utf-8")
-    with pytest.raises(SgrKitError, match=r"expected a \.jsonl or \.json file of trajectory records or a folder; found '\.csv'"):
+    with pytest.raises(SgrKitError, match=r"expected a \.jsonl or \.json file of trajectory records \(or an agent's .*\) or a folder; found '\.csv'"):
         load_trajectories(tmp_path / "t.csv")
     (tmp_path / "runs" / "s").mkdir(parents=True)
     (tmp_path / "runs" / "s" / "t_001.md").write_text("a|1", encoding="utf-8")

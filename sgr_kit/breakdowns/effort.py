@@ -464,6 +464,8 @@ def describe_effort(table: pd.DataFrame, *, prices: object = None, example_price
     if cost.get("unknown", 0):
         parts.append(f"{cost['unknown']} unknown (no price for the system or model, or tokens not reported)")
     durations = [f"{seconds.get('reported', 0)} reported by the agent"]
+    if seconds.get("timestamps", 0):  # a session's start (or first line) to its last line
+        durations.append(f"{seconds['timestamps']} from the agent's own line times")
     if seconds.get("last_step", 0):
         durations.append(f"{seconds['last_step']} taken from the last step's time")
     if seconds.get("unknown", 0):

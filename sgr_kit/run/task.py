@@ -40,7 +40,7 @@ from inspect_ai.agent import Agent, AgentPrompt, AgentSubmit, react
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from ..errors import SgrKitError
+from ..errors import SgrKitError, describe
 from ..schema import VARIANTS
 from ..types import Task as SgrTask
 from .limits import run_limits, stall_limit
@@ -215,9 +215,9 @@ def read_mcp_config(path: str | os.PathLike, *, allowed_tools: Sequence[str] = P
         if isinstance(spec.get("command"), str):
             args, env = spec.get("args", []), spec.get("env")
             if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-                raise SgrKitError(f"{where}.args: expected a list of strings; found {args!r:.80}")
+                raise SgrKitError(f"{where}.args: expected a list of strings; found {describe(args)}")
             if env is not None and (not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values())):
-                raise SgrKitError(f"{where}.env: expected an object of strings; found {env!r:.80}")
+                raise SgrKitError(f"{where}.env: expected an object of strings; found {describe(env)}")
             server = mcp_server_stdio(name=name, command=spec["command"], args=args, env=env, cwd=spec.get("cwd"))
         elif isinstance(spec.get("url"), str):
             make = mcp_server_sse if spec.get("type") == "sse" else mcp_server_http
@@ -232,7 +232,7 @@ def _as_list(value: Any, what: str) -> list[str]:
     if isinstance(value, str):
         value = [v.strip() for v in value.split(",") if v.strip()]
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v for v in value):
-        raise SgrKitError(f"{what}: expected a list of names; found {value!r:.80}")
+        raise SgrKitError(f"{what}: expected a list of names; found {describe(value)}")
     return list(value)
 
 

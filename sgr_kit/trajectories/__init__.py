@@ -1,11 +1,16 @@
 """Agents' trajectories: read them into a tidy steps table, and measure where the site was reached.
 
-- :mod:`.read`: :func:`load_trajectories` (the steps table), :func:`iter_trajectories`
+- :mod:`.read`: :func:`load_trajectories` (the steps table, :mod:`.table`), :func:`iter_trajectories`
   (one :class:`Trajectory` at a time, streamed), :func:`trajectory_answers` (the final answers,
-  which :func:`sgr_kit.load.load_runs` reads from a trajectories source);
+  which :func:`sgr_kit.load.load_runs` reads from a trajectories source); where trajectories sit
+  (:mod:`.layout`), one file (:mod:`.files`), the registry of formats told by content
+  (:mod:`.formats`), records and their lines (:mod:`.records`), the notes of a read
+  (:mod:`.notes`);
 - :mod:`.steps`: the documented step format, and how a tool call becomes a step;
-- :mod:`.agents`: Claude Code ``stream-json`` transcripts and session logs, OpenAI Responses API
-  items and OpenAI-style chat messages;
+- one module per agent's format (:mod:`.agents` holds what they share): Claude Code
+  (:mod:`.claude`), Codex CLI (:mod:`.codex`), OpenAI Responses API items and chat messages
+  (:mod:`.openai_api`), Gemini CLI (:mod:`.gemini`), Harbor (:mod:`.harbor`), inspect_ai
+  (:mod:`.inspect_log`);
 - :mod:`.usage`: :func:`trajectory_usage` (one row per trajectory: tool calls, tokens, cost,
   seconds as the agent reports them, costs priced from a price file where the agent reports
   none) and :func:`tool_kind_sources` (which tools the name rule alone classified);

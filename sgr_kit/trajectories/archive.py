@@ -29,7 +29,7 @@ from ..errors import SgrKitError
 __all__ = ["MAX_MEMBER_BYTES", "check_archive"]
 
 #: The most a member may unpack to: the limit of one item anywhere in sgr-kit, the same as one
-#: JSONL line's (:data:`sgr_kit.trajectories.read.MAX_LINE_BYTES`, 64 MiB; a test keeps them equal).
+#: JSONL line's (:data:`sgr_kit.trajectories.records.MAX_LINE_BYTES`, 64 MiB; a test keeps them equal).
 MAX_MEMBER_BYTES = 64 * 2**20
 
 _EOCD = b"PK\x05\x06"

@@ -69,8 +69,9 @@ The stream has no timestamps and names no model: ``seconds`` and ``model`` are N
 ``RolloutLine``: ``timestamp`` and a ``RolloutItem`` flattened as ``type`` and ``payload``,
 ``codex-rs/protocol/src/protocol.rs``):
 
-- ``session_meta`` (``id``, ``cwd``, ``cli_version``...): no step; ``turn_context``: its
-  ``model`` is the run's model (several models are listed in order of first use);
+- ``session_meta`` (``id``, ``timestamp``: the session's start, ``cwd``, ``cli_version``...): no
+  step; ``turn_context``: its ``model`` is the model of the turn's calls (several models are
+  listed the one with most output tokens first);
 - ``response_item`` (``codex-rs/protocol/src/models.rs``, ``ResponseItem``): ``message`` with
   ``role: assistant`` (``output_text`` parts) a ``message`` step; ``function_call`` (``name``,
   ``arguments`` as JSON text, ``call_id``), ``custom_tool_call`` (``name``, ``input``) and
@@ -88,13 +89,19 @@ The stream has no timestamps and names no model: ``seconds`` and ``model`` are N
   nor are the other events (``user_message``, ``exec_command_end``...), which repeat what the
   response items hold; ``error``, ``stream_error``, ``warning`` and ``turn_aborted`` are notes.
 
-Tokens: ``total_token_usage`` is cumulative over the session (Codex adds each call's
+Tokens: ``total_token_usage`` is cumulative over a process's session (Codex adds each call's
 ``last_token_usage`` to it), so the totals are the **last** ``total_token_usage``, never a sum;
-the fields mean what they mean in ``turn.completed`` above. Each ``last_token_usage`` (one model
-call) is put on the first step made since the previous count (a repeated count, same total, is
-not put again); a call that made no step (reasoning only) is in the totals alone. ``seconds``
-is the time from the first to the last line's ``timestamp``; a step's ``t`` is its line's time
-since the first line.
+the fields mean what they mean in ``turn.completed`` above. A session **resumed** by a new
+process (``codex resume``, Codex 0.40 and later append to the same rollout) counts again from
+zero: a total smaller in some count than the one before starts a new segment, and the last
+total of each segment is added, with one note naming the first line where it restarted. Each
+``last_token_usage`` (one model call) is put on the first step made since the previous count
+(a repeated count, same total, is not put again); a call that made no step (reasoning only) is
+in the totals alone. ``seconds``: the sum of the turns' ``task_complete.duration_ms`` (Codex's
+own time, ``seconds_source`` ``reported``; written by versions of 2026, e.g. 0.124) where every
+``task_complete`` has one, else from ``session_meta``'s ``timestamp`` (the session's start) to
+the last line's, else from the first line's (``seconds_source`` ``timestamps``); a step's ``t``
+is its line's time since the first line.
 """
 
 from __future__ import annotations
@@ -106,7 +113,8 @@ from typing import Any, Callable
 
 from ..errors import SgrKitError, describe
 from .hosts import host_of
-from .agents import _arguments
+from .agents import models_by_output, tool_arguments
+from .notes import ReaderNote
 from .steps import TOTAL_KEYS, Step, excerpt, tool_step
 
 __all__ = [
@@ -273,7 +281,7 @@ class _Reader:
 
     def __init__(self) -> None:
         self.steps: list[Step] = []
-        self.notes: list[str] = []
+        self.notes: list[ReaderNote] = []
         self.totals: dict | None = None
         self.log_lines = 0
         self._first_log = ""
@@ -285,19 +293,43 @@ class _Reader:
         if not self._first_log:
             self._first_log = f"{loc}: {_clean(text.strip())[:120]}"
 
-    def _note(self, text: str) -> None:
-        self.notes.append(_clean(text))
+    def _note(self, kind: str, place: str, detail: str = "") -> None:
+        if not any(n.kind == kind for n in self.notes):  # once per file and kind: the first place
+            self.notes.append(ReaderNote(kind, place, _clean(detail)))
 
     def _skip(self, kind: str) -> None:
         self._unknown[kind] = self._unknown.get(kind, 0) + 1
 
     def _finish_notes(self) -> None:
         if self.log_lines:
-            self.notes.append(f"skipped {self.log_lines} line(s) that are not JSON (log output), the first at "
-                              f"{self._first_log}")  # fmt: skip
+            self._note("lines that are not JSON skipped (log output)", self._first_log.split(": ", 1)[0],
+                       f"skipped {self.log_lines} line(s) that are not JSON (log output), the first at "
+                       f"{self._first_log}")  # fmt: skip
         if self._unknown:
             listed = ", ".join(f"{k} ({n})" for k, n in sorted(self._unknown.items()))
-            self.notes.append(f"skipped line or item types not read here: {_clean(listed)}")
+            self._note("line or item types not read here skipped", "",
+                       f"skipped line or item types not read here: {_clean(listed)}")
+
+    def _segments(self, reports: list[tuple[dict[str, int | None], str]]) -> dict[str, int | None]:
+        """The running totals ``reports`` (in order) added over their segments, with a note where one restarted.
+
+        A running total never decreases: a report smaller in some count than the one before
+        starts a new segment (a second process that did not carry the total over); the last
+        report of each segment is added.
+        """
+        total: dict[str, int | None] = dict.fromkeys(reports[0][0])
+        last, restarts = reports[0][0], []
+        for report, loc in reports[1:]:
+            if any(report[k] is not None and last[k] is not None and report[k] < last[k] for k in report):
+                restarts.append(loc)
+                total = _add(total, last)
+            last = report
+        total = _add(total, last)
+        if restarts:
+            self._note(RESTARTED, restarts[0], f"totals restarted {len(restarts)} time(s), first at "
+                       f"{restarts[0]} (a report smaller than the one before: a second process did not carry "
+                       f"the count over): the {len(restarts) + 1} segments are added")  # fmt: skip
+        return total
 
     def _at(self, loc: str) -> str:
         return f"{loc}: step {len(self.steps)}"
@@ -311,7 +343,7 @@ class CodexExecReader(_Reader):
         self._items: dict[str, int] = {}  # item id -> index of its step
         self._answer: int | None = None  # index of the last agent message of the current turn
         self._failed = False
-        self._reports: list[dict[str, int | None]] = []
+        self._reports: list[tuple[dict[str, int | None], str]] = []  # (running total, where it was read)
 
     def line(self, obj: dict, *, loc: str) -> None:
         """Read one event; ``loc`` is ``file:line`` for errors."""
@@ -328,15 +360,17 @@ class CodexExecReader(_Reader):
         elif kind == "turn.started":
             self._answer, self._failed = None, False
         elif kind == "turn.completed":
-            self._reports.append(_usage(obj.get("usage"), "turn.completed usage", at))
+            self._reports.append((_usage(obj.get("usage"), "turn.completed usage", at), loc))
         elif kind == "turn.failed":
             error = obj.get("error")
             message = error.get("message") if isinstance(error, dict) else error
-            self._note(f"{loc}: the turn failed: {message if isinstance(message, str) else 'no message'}")
+            self._note("a turn failed (its last message is no answer)", loc,
+                       f"the turn failed: {message if isinstance(message, str) else 'no message'}")
             self._answer, self._failed = None, True
         elif kind == "error":
             message = obj.get("message")
-            self._note(f"{loc}: Codex reported an error: {message if isinstance(message, str) else 'no message'}")
+            self._note("Codex reported errors (no step)", loc,
+                       f"Codex reported an error: {message if isinstance(message, str) else 'no message'}")
         elif kind != "item.plan.delta":
             self._skip(kind)
 
@@ -350,8 +384,8 @@ class CodexExecReader(_Reader):
             return
         if itype == "error":
             message = item.get("message")
-            self._note(f"{at.rsplit(': step', 1)[0]}: Codex reported: "
-                       f"{message if isinstance(message, str) else 'an error without a message'}")  # fmt: skip
+            self._note("Codex reported errors (no step)", at.rsplit(": step", 1)[0],
+                       f"Codex reported: {message if isinstance(message, str) else 'an error without a message'}")
             return
         step = self._step(itype, item, at)
         if step is None:
@@ -420,21 +454,17 @@ class CodexExecReader(_Reader):
     def _totals(self) -> None:
         if not self._reports:
             return
-        total: dict[str, int | None] = dict.fromkeys(self._reports[0])
-        runs, last = 1, self._reports[0]
-        for report in self._reports[1:]:
-            if any(report[k] is not None and last[k] is not None and report[k] < last[k] for k in report):
-                runs += 1
-                total = _add(total, last)
-            last = report
-        total = _add(total, last)
-        if runs > 1:
-            self._note(f"token usage restarted {runs - 1} time(s) (a report smaller than the one before): "
-                       f"the {runs} running totals are added")  # fmt: skip
-        elif len(self._reports) > 1:
-            self._note(f"{len(self._reports)} turn.completed reports: the last one is the run's total "
+        total = self._segments(self._reports)
+        if len(self._reports) > 1 and not any(n.kind == RESTARTED for n in self.notes):
+            self._note("several turn.completed reports: the last one is the run's total (Codex reports the "
+                       "thread's running total)", self._reports[-1][1],
+                       f"{len(self._reports)} turn.completed reports: the last one is the run's total "
                        "(Codex reports the thread's running total)")  # fmt: skip
         self.totals = {**dict.fromkeys(TOTAL_KEYS), **total}
+
+#: The note's kind when a running total went down (the segments are added).
+RESTARTED = ("totals restarted (a report smaller than the one before: a second process did not carry the count "
+             "over): the segments are added")
 
 
 def _add(a: dict[str, int | None], b: dict[str, int | None]) -> dict[str, int | None]:
@@ -450,7 +480,11 @@ class CodexRolloutReader(_Reader):
         self._calls: dict[str, int] = {}  # call_id -> index of its step
         self._since = 0  # index of the first step made since the last token count
         self._total: dict[str, int | None] | None = None
-        self._models: list[str] = []
+        self._reports: list[tuple[dict[str, int | None], str]] = []  # (running total, where), each new count
+        self._models: dict[str, int | None] = {}  # model -> output tokens of its calls (last_token_usage)
+        self._model: str | None = None  # the model of the current turn
+        self._start: float | None = None  # session_meta's timestamp: when the session started
+        self._durations: list[float | None] = []  # task_complete.duration_ms of each turn, in seconds
         self._t0: float | None = None
         self._t1: float | None = None
         self._answer_text: str | None = None
@@ -486,8 +520,13 @@ class CodexRolloutReader(_Reader):
             model = payload.get("model")
             if model is not None:
                 model = _clean(_str(model, f"{kind} model", at))
-                if model and model not in self._models:
-                    self._models.append(model)
+                if model:
+                    self._model = model
+                    self._models.setdefault(model, None)
+            if kind == "session_meta":
+                start = _seconds(payload.get("timestamp"))
+                if start is not None and self._start is None:
+                    self._start = start
 
     def _response_item(self, item: dict, at: str, t: float) -> None:
         itype = item.get("type")
@@ -515,7 +554,7 @@ class CodexRolloutReader(_Reader):
                 name = f"mcp__{name}"  # older versions: <server>__<tool>
             if itype == "function_call":
                 raw = item.get("arguments")
-                args = _arguments(raw, name, at)
+                args = tool_arguments(raw, name, at)
             else:
                 args = {"input": _clean(_str(item.get("input"), "custom_tool_call input", at, default=""))}
             self._call(item, tool_step(name, args, t=t), at)
@@ -555,6 +594,11 @@ class CodexRolloutReader(_Reader):
             if total == self._total:  # the same count again (Codex repeats it with new rate limits)
                 return
             self._total = total
+            self._reports.append((total, at.rsplit(": step", 1)[0]))
+            if last is not None and self._model is not None:
+                out = last["output_tokens"]
+                known = self._models.get(self._model)
+                self._models[self._model] = out if known is None else known + (out or 0)
             if last is not None and self._since < len(self.steps):
                 step = self.steps[self._since]
                 known = [last["input_tokens"], last["output_tokens"]]
@@ -564,14 +608,17 @@ class CodexRolloutReader(_Reader):
                     tokens=sum(known) if None not in known else None)  # fmt: skip
             self._since = len(self.steps)
         elif etype == "task_complete":
+            duration = payload.get("duration_ms")
+            self._durations.append(None if duration is None else
+                                   _count(duration, "task_complete duration_ms", at) / 1000)  # fmt: skip
             message = payload.get("last_agent_message")
             if message is not None:
                 message = _clean(_str(message, "task_complete last_agent_message", at))
             self._answer_text = message
         elif etype in ("error", "stream_error", "turn_aborted", "warning"):
             message = payload.get("message", payload.get("reason"))
-            self._note(f"{at.rsplit(': step', 1)[0]}: Codex reported {etype}: "
-                       f"{message if isinstance(message, str) else 'no message'}")  # fmt: skip
+            self._note(f"Codex reported {etype} events (no step)", at.rsplit(": step", 1)[0],
+                       f"Codex reported {etype}: {message if isinstance(message, str) else 'no message'}")
 
     def finish(self) -> list[Step]:
         """The steps (with the answer); sets :attr:`totals` and :attr:`notes`."""
@@ -584,11 +631,15 @@ class CodexRolloutReader(_Reader):
         if answer is None and self._answer_text is not None:
             steps.append(Step(kind="answer", text=self._answer_text, t=self._t1 - self._t0 if known else math.nan))
         totals = dict.fromkeys(TOTAL_KEYS)
-        if self._total is not None:
-            totals.update(self._total)
-        if known:
-            totals["seconds"] = self._t1 - self._t0
-        totals["model"] = ", ".join(self._models) or None
+        if self._reports:
+            totals.update(self._segments(self._reports))
+        if self._durations and None not in self._durations:  # Codex's own time of each turn, added
+            totals["seconds"] = sum(self._durations)  # type: ignore[arg-type]
+        elif self._start is not None and self._t1 is not None:  # from the session's start to its last line
+            totals.update(seconds=max(self._t1 - self._start, 0.0), seconds_source="timestamps")
+        elif known:
+            totals.update(seconds=self._t1 - self._t0, seconds_source="timestamps")
+        totals["model"] = models_by_output(self._models)
         self.totals = totals if any(v is not None for v in totals.values()) else None
         self._finish_notes()
         return steps

@@ -34,7 +34,7 @@ from ..schema import STEP_KINDS, TOOL_KINDS
 from .hosts import first_url, host_of
 
 __all__ = [
-    "EXCERPT_CHARS", "TOTAL_KEYS", "KNOWN_TOOLS", "Step", "Trajectory", "excerpt", "native_step", "record_totals",
+    "EXCERPT_CHARS", "TOTAL_KEYS", "SECONDS_SOURCES", "KNOWN_TOOLS", "Step", "Trajectory", "excerpt", "native_step", "record_totals",
     "tool_step",
     "kind_of_tool", "classify_tool", "using_tool_kinds", "active_tool_kinds", "read_tool_kinds",
 ]  # fmt: skip
@@ -74,10 +74,22 @@ class Step(NamedTuple):
 
 _USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")
 
-#: The keys of :attr:`Trajectory.totals`: what a run spent as the agent itself reports it.
+#: The keys of :attr:`Trajectory.totals`: what a run spent as the agent itself reports it. ``model``
+#: lists every model the run called, the one with most output tokens first (``", "``-joined);
+#: ``provider_searches`` counts the web searches the model's provider ran for it (Claude's
+#: ``server_tool_use.web_search_requests``, OpenAI's ``web_search_call``, Gemini's grounded
+#: ``google_web_search``), None where the agent does not say.
 TOTAL_KEYS: tuple[str, ...] = (
     "input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "seconds", "model",
+    "provider_searches",
 )  # fmt: skip
+#: Where a run's ``seconds`` came from (``totals["seconds_source"]``, set by a reader when its
+#: duration is not the agent's own report): ``reported`` (the agent's own duration: Claude Code's
+#: ``duration_ms``, Codex's ``task_complete.duration_ms``, inspect_ai's ``total_time``),
+#: ``timestamps`` (from the session's start, or the first line, to the last line's time),
+#: ``last_step`` (the last timed step, by :func:`~sgr_kit.trajectories.trajectory_usage`),
+#: ``unknown``.
+SECONDS_SOURCES: tuple[str, ...] = ("reported", "timestamps", "last_step", "unknown")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +107,9 @@ class Trajectory:
         The format it was read as (e.g. ``"claude-code"``), ``""`` when not known.
     totals : dict or None
         What the run spent as the agent itself reports it (keys :data:`TOTAL_KEYS`, a value
-        None where not reported); None when the format reports no totals.
+        None where not reported; a reader adds ``seconds_source``, one of
+        :data:`SECONDS_SOURCES`, when ``seconds`` is not the agent's own report); None when the
+        format reports no totals.
     calls_totals : dict or None
         The per-call usage summed where every call's value is known.
     """
@@ -140,7 +154,9 @@ def excerpt(text: str, *, limit: int = EXCERPT_CHARS) -> str:
 #: definitions, ``Task``/``Agent`` start a sub-agent, ``Grep``/``Glob`` search local files). The MCP
 #: servers of the paper's setup (Appendix, "Exposed tools and runtime restrictions"): Serper
 #: search (``mcp-server-serper``: ``google_search``, ``scrape``) and the reference ``fetch``
-#: server (``fetch``). Codex's shell and patch tools are not web tools.
+#: server (``fetch``). Codex's shell and patch tools are not web tools; nor are Gemini CLI's
+#: tools other than ``google_web_search`` and ``web_fetch``, Harbor terminus-2's keystrokes and
+#: its ``mark_task_complete``, and inspect_ai's ``submit`` (how its ReAct agent answers).
 KNOWN_TOOLS: dict[str, str] = {
     "WebSearch": "search", "WebFetch": "fetch", "web_search": "search", "google_search": "search",
     "scrape": "fetch", "fetch": "fetch",
@@ -150,7 +166,15 @@ KNOWN_TOOLS: dict[str, str] = {
         "SlashCommand", "Skill", "StructuredOutput", "ListMcpResourcesTool", "ReadMcpResourceTool",
         "AskUserQuestion", "shell", "local_shell", "exec_command", "write_stdin", "apply_patch", "update_plan",
         "view_image",
+        # Gemini CLI's tools that do not touch the web (packages/core/src/tools/tool-names.ts)
+        "glob", "grep_search", "search_file_content", "list_directory", "read_file", "run_shell_command",
+        "write_file", "replace", "write_todos", "read_many_files", "save_memory", "activate_skill", "ask_user",
+        "complete_task", "invoke_agent",
+        # Harbor's terminus-2 (its keystrokes, and its end of task), inspect_ai's ReAct agent's answer tool
+        "bash_command", "mark_task_complete", "submit",
     ), "tool"),
+    # Gemini CLI's web tools: a search grounded by Google, and a fetch of the URLs in its prompt
+    "google_web_search": "search", "web_fetch": "fetch",
 }  # fmt: skip
 
 _TOOL_KINDS: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar("sgr_kit_tool_kinds",
@@ -395,7 +419,8 @@ def record_totals(raw: Any, *, loc: str) -> dict | None:
             model = _text(raw.get(key), what="totals.model", loc=loc).strip()
             out[key] = model or None
         else:
-            out[key] = number(raw.get(key), what=f"totals.{key}", loc=loc, integer=key in _USAGE_KEYS)
+            out[key] = number(raw.get(key), what=f"totals.{key}", loc=loc,
+                              integer=key in _USAGE_KEYS or key == "provider_searches")
     return out
 
 

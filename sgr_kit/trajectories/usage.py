@@ -33,7 +33,7 @@ USAGE_COLUMNS: tuple[str, ...] = (
     "input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "seconds",
 )  # fmt: skip
 #: Columns :func:`trajectory_usage` adds after :data:`USAGE_COLUMNS`, in order.
-USAGE_EXTRAS: tuple[str, ...] = ("model", "hosts", "seconds_source", "cost_source")
+USAGE_EXTRAS: tuple[str, ...] = ("model", "hosts", "seconds_source", "cost_source", "provider_searches")
 #: Columns of :func:`tool_kind_sources`, in order.
 TOOL_KIND_COLUMNS: tuple[str, ...] = ("tool", "kind", "decided_by", "calls")
 
@@ -51,13 +51,13 @@ def _total(tr, key: str) -> Any:
 def _seconds(tr) -> tuple[float | None, str]:
     reported = _total(tr, "seconds")
     if reported is not None:
-        return reported, "reported"
+        return reported, (tr.totals or {}).get("seconds_source") or "reported"
     times = [s.t for s in tr.steps if s.t == s.t]
     return (max(times), "last_step") if times else (None, "unknown")
 
 
-def trajectory_usage(path: Any, *, format: str | None = None, tool_kinds: Any = None,
-                     prices: Any = None) -> pd.DataFrame:  # fmt: skip
+def trajectory_usage(path: Any, *, format: str | None = None, tool_kinds: Any = None, prices: Any = None,
+                     system: Any = None, task_id: Any = None, repeat: Any = None) -> pd.DataFrame:  # fmt: skip
     """One row per trajectory: what it did and what it spent, as the agent reports it.
 
     Parameters
@@ -71,6 +71,10 @@ def trajectory_usage(path: Any, *, format: str | None = None, tool_kinds: Any = 
     prices : path, DataFrame or None
         A price file (:func:`sgr_kit.trajectories.cost.read_prices`): ``cost_usd`` is filled from
         it where the agent reports no cost (:func:`sgr_kit.trajectories.cost.price_usage`).
+    system, task_id, repeat : optional
+        The system, task and repeat of every trajectory read; by default a file given by itself
+        takes the model it names (the main one) and its name without suffix
+        (:func:`~sgr_kit.trajectories.iter_trajectories`).
 
     Returns
     -------
@@ -83,11 +87,17 @@ def trajectory_usage(path: Any, *, format: str | None = None, tool_kinds: Any = 
         reports one (Claude Code's ``result`` line, a record's ``totals``), else the sum over the
         run's model calls when every call reported it, else missing (<NA>, NaN), never 0.
         ``seconds`` without a reported duration is the time of the last timed step since the start.
-        Then :data:`USAGE_EXTRAS`: ``model`` (the model the agent names, ``""`` when it names
-        none), ``hosts`` (distinct hosts of the steps' URLs), ``seconds_source`` (``reported``,
-        ``last_step`` or ``unknown``) and ``cost_source`` (``reported``: the agent's own cost,
-        never replaced; ``priced``: tokens times ``prices``; ``unknown``: neither, the cost
-        stays missing), always present.
+        Then :data:`USAGE_EXTRAS`: ``model`` (the models the agent names, the one with most
+        output tokens first, ``", "``-joined; ``""`` when it names none), ``hosts`` (distinct
+        hosts of the steps' URLs), ``seconds_source`` (``reported``: the agent's own duration;
+        ``timestamps``: from the session's start, or its first line, to its last line;
+        ``last_step``; ``unknown``: :data:`~sgr_kit.trajectories.steps.SECONDS_SOURCES`),
+        ``cost_source`` (``reported``: the agent's own cost, never replaced; ``priced``: tokens
+        times ``prices``; ``unknown``: neither, the cost stays missing) and
+        ``provider_searches`` (web searches the model's provider ran for the agent: Claude's
+        ``server_tool_use.web_search_requests``, OpenAI's ``web_search_call`` items, Gemini
+        CLI's ``google_web_search``; <NA> where the agent does not say; they are not tool
+        calls of the agent's, so not in ``searches`` unless a step shows them), always present.
 
     Examples
     --------
@@ -100,7 +110,8 @@ def trajectory_usage(path: Any, *, format: str | None = None, tool_kinds: Any = 
     0      2         1           900             40              <NA>       NaN
     """
     rows = []
-    for tr in iter_trajectories(path, format=format, tool_kinds=tool_kinds):
+    for tr in iter_trajectories(path, format=format, tool_kinds=tool_kinds, system=system, task_id=task_id,
+                                repeat=repeat):  # fmt: skip
         kinds = Counter(s.kind for s in tr.steps)
         calls = sum(kinds[k] for k in TOOL_KINDS)
         seconds, seconds_source = _seconds(tr)
@@ -108,17 +119,18 @@ def trajectory_usage(path: Any, *, format: str | None = None, tool_kinds: Any = 
         rows.append((tr.system, tr.task_id, tr.repeat, tr.format, len(tr.steps), calls, kinds["search"],
                      kinds["fetch"], kinds["pdf"], kinds["tool"], *(_total(tr, k) for k in _TOKEN_KEYS),
                      _total(tr, "cost_usd"), seconds, _total(tr, "model") or "", hosts,
-                     seconds_source))  # fmt: skip
-    frame = pd.DataFrame(rows, columns=[*USAGE_COLUMNS, *USAGE_EXTRAS[:-1]])
+                     seconds_source, _total(tr, "provider_searches")))  # fmt: skip
+    frame = pd.DataFrame(rows, columns=[*USAGE_COLUMNS, "model", "hosts", "seconds_source", "provider_searches"])
     for col in ("system", "task_id", "format", "model", "seconds_source"):
         frame[col] = frame[col].astype(object)
     for col in ("repeat", "steps", "tool_calls", "searches", "fetches", "pdfs", "other_tools", "hosts"):
         frame[col] = frame[col].astype("int64")
-    for col in _TOKEN_KEYS:
+    for col in (*_TOKEN_KEYS, "provider_searches"):
         frame[col] = pd.array([pd.NA if v is None else v for v in frame[col]], dtype="Int64")
     for col in ("cost_usd", "seconds"):
         frame[col] = np.array([np.nan if v is None else float(v) for v in frame[col]], dtype="float64")
-    return price_usage(frame, prices)
+    out = price_usage(frame, prices)
+    return out[[*USAGE_COLUMNS, *USAGE_EXTRAS]]
 
 
 def tool_kind_sources(path: Any, *, format: str | None = None, tool_kinds: Any = None) -> pd.DataFrame:
