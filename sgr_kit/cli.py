@@ -125,13 +125,20 @@ def _cmd_effort(args: argparse.Namespace) -> int:
                                     score_cost_frontier)  # fmt: skip
     from .load import load_scores
     from .prepare import load_tasks
-    from .trajectories import load_trajectories, read_tool_kinds, trajectory_usage
+    from .trajectories import read_prices, read_tool_kinds, trajectory_usage
+    from .trajectories.match import match_trajectories, warn_unmatched
     from .trajectories.protocol import protocol_flags, read_protocol
+    from .trajectories.source import read_trajectories
 
     scores = load_scores(args.scores)
     profile = read_protocol(args.protocol)
     kinds = read_tool_kinds(args.tool_kinds) if args.tool_kinds else None
-    usage = trajectory_usage(args.trajectories, tool_kinds=kinds, prices=args.prices)
+    if args.prices:
+        read_prices(args.prices)  # a bad price file stops here, before the trajectories are read
+    tasks = load_tasks(*args.tasks) if args.tasks and profile is not None else None
+    trajectories = read_trajectories(args.trajectories, tool_kinds=kinds)  # read once: each note said once
+    usage = trajectory_usage(trajectories, prices=args.prices)
+    warn_unmatched(match_trajectories(scores, usage))
     answers = answer_effort(scores, usage)
     options = dict(failure_policy=args.failure_policy, n_boot=args.n_boot, seed=args.seed)
     wide = effort_wide(effort_means(answers, **options))
@@ -139,11 +146,13 @@ def _cmd_effort(args: argparse.Namespace) -> int:
     frontier = score_cost_frontier(wide, axis=axis) if axis else None
     by_flag = None
     if profile is not None:
-        tasks = load_tasks(*args.tasks) if args.tasks else None
-        flags = protocol_flags(load_trajectories(args.trajectories, tool_kinds=kinds), tasks, protocol=profile,
-                               usage=usage)  # fmt: skip
+        if tasks is None:
+            warnings.warn("the protocol audit ran without --tasks: whether a query holds a line of a task's reference "
+                          "answer was not checked (give the task files with --tasks)", UserWarning, stacklevel=1)
+        flags = protocol_flags(trajectories, tasks, protocol=profile, usage=usage)
         by_flag = flag_means(scores, answers, flags, **options)
-    _print(format_effort(wide, by_flag, frontier=frontier, cost_sources=answers["cost_source"].value_counts()))
+    has = answers["has_trajectory"]
+    _print(format_effort(wide, by_flag, frontier=frontier, cost_sources=answers.loc[has, "cost_source"].value_counts()))
     return 0
 
 

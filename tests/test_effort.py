@@ -60,7 +60,11 @@ def test_answer_effort_puts_each_answers_effort_beside_its_scores():
     steps = pd.DataFrame({"system": usage["system"].iloc[0], "task_id": usage["task_id"].iloc[0], "repeat":
                           usage["repeat"].iloc[0], "t": [3.0, 41.5]})  # fmt: skip
     table = answer_effort(scores, usage, steps)
-    assert len(table) == len(scores) - 1
+    assert len(table) == len(scores)  # the answer without a trajectory is kept, its effort unknown
+    last = table.iloc[-1]
+    assert not last["has_trajectory"] and last["seconds_source"] == "unknown" and np.isnan(last["steps"])
+    assert table["has_trajectory"].iloc[:-1].all()
+    table = table.iloc[:-1]
     first = table.iloc[0]
     assert first["seconds"] == 41.5 and first["seconds_source"] == "last_step"
     assert (table["seconds_source"].iloc[1:] == "reported").all()
@@ -89,7 +93,8 @@ def test_effort_means_are_means_per_task_with_the_projects_bootstrap():
     cost = means[(means["quantity"] == "cost_usd")].set_index("system")
     n_tasks = table.groupby("system")["task_id"].nunique()
     assert cost.loc["cheap", "n_tasks"] == n_tasks["cheap"] - 1 and cost.loc["dear", "n_tasks"] == n_tasks["dear"]
-    assert "1 task(s) with the quantity unknown left out" in cost.loc["cheap", "note"]
+    assert cost.loc["cheap", "note"].startswith(f"cost_usd unknown for 1 of {n_tasks['cheap']} tasks: left out of "
+                                                "its mean")
     assert cost.loc["dear", "note"] == ""
     # the intervals are bootstrap_means' own, on the quantity as a metric, with the same seed
     frame = table.assign(item_f1=table["seconds"] / 100, row_f1=np.nan, poa=np.nan)
@@ -283,3 +288,47 @@ def test_the_page_reads_the_tables_the_report_computes_once(tmp_path):
     assert len(saved) == len(flags) and saved["flag"].tolist() == flags["flag"].tolist()
     per_answer = pd.read_csv(tmp_path / "tables" / "effort_per_answer.csv")
     assert (per_answer["seconds_source"] == "last_step").all() or (per_answer["seconds_source"] == "reported").all()
+
+
+def _flip() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Two systems: ``gappy`` scores higher on what it answered but left one task unanswered (scored missing)."""
+    rows = []
+    for p in range(8):
+        for variant, suffix in (("constraint", ""), ("goal", "-g")):
+            task = f"p{p:02d}{suffix}"
+            for system, f1 in (("steady", 0.85), ("gappy", 0.9)):
+                missing = system == "gappy" and task == "p00"
+                rows.append({"system": system, "task_id": task, "base_id": f"p{p:02d}", "variant": variant,
+                             "repeat": 0, "status": "missing" if missing else "parsed",
+                             "item_f1": np.nan if missing else f1, "row_f1": np.nan if missing else f1 / 2,
+                             "poa": np.nan if missing else 1.0})  # fmt: skip
+    scores = pd.DataFrame(rows)
+    answered = scores[scores["status"] != "missing"]  # a missing answer has no trajectory
+    usage = answered[["system", "task_id", "repeat"]].assign(
+        steps=5, input_tokens=1000, output_tokens=100, cost_usd=np.where(answered["system"] == "gappy", 0.1, 0.2))
+    return scores, usage
+
+
+def test_effort_and_frontier_use_the_main_tables_answers_and_failure_policy():
+    """Point 1 of the effort issue: an answer without a trajectory keeps its score (the ranking flipped)."""
+    from sgr_kit.report.summary import summary_table
+
+    scores, usage = _flip()
+    main = summary_table(scores, failure_policy="zero").query("variant == 'overall'").set_index("system")
+    assert main.loc["steady", "item_f1"] > main.loc["gappy", "item_f1"]  # 85.0 against 84.375
+    table = answer_effort(scores, usage)
+    assert len(table) == len(scores)  # every answer, its effort unknown where it has no trajectory
+    gap = table[(table["system"] == "gappy") & (table["task_id"] == "p00")].iloc[0]
+    assert not gap["has_trajectory"] and np.isnan(gap["cost_usd"]) and gap["cost_source"] == "unknown"
+    for policy in ("zero", "exclude"):
+        means = effort_means(table, failure_policy=policy, n_boot=200)
+        main = summary_table(scores, failure_policy=policy).query("variant == 'overall'").set_index("system")
+        for metric in ("item_f1", "row_f1"):
+            got = means[means["quantity"] == metric].set_index("system")["value"]
+            np.testing.assert_allclose(got[main.index], main[metric], rtol=1e-12)
+    frontier = score_cost_frontier(effort_wide(effort_means(table, n_boot=200))).set_index("system")
+    assert frontier.loc["steady", "score"] > frontier.loc["gappy", "score"]
+    assert frontier["on_frontier"].all() and (frontier["dominated_by"] == "").all()  # gappy is cheaper, not better
+    cost = effort_means(table, n_boot=200).query("quantity == 'cost_usd'").set_index("system")
+    assert cost.loc["gappy", "n_tasks"] == 15
+    assert cost.loc["gappy", "note"].startswith("cost_usd unknown for 1 of 16 tasks: left out of its mean")

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from ..schema import TOOL_KINDS
 from .cost import price_usage
-from .read import iter_trajectories
+from .source import each_trajectory
 from .steps import read_tool_kinds
 
 __all__ = [
@@ -62,8 +62,9 @@ def trajectory_usage(path: Any, *, format: str | None = None, tool_kinds: Any = 
 
     Parameters
     ----------
-    path : path or list of paths
-        Trajectories (:func:`~sgr_kit.trajectories.load_trajectories`).
+    path : path, list of paths, or list of Trajectory
+        Trajectories (:func:`~sgr_kit.trajectories.load_trajectories`), or the list
+        :func:`~sgr_kit.trajectories.source.read_trajectories` read.
     format : str, optional
         Read every file as this format (a name of :data:`~sgr_kit.trajectories.read.FORMATS`).
     tool_kinds : mapping, path or None
@@ -100,7 +101,7 @@ def trajectory_usage(path: Any, *, format: str | None = None, tool_kinds: Any = 
     0      2         1           900             40              <NA>       NaN
     """
     rows = []
-    for tr in iter_trajectories(path, format=format, tool_kinds=tool_kinds):
+    for tr in each_trajectory(path, format=format, tool_kinds=tool_kinds):
         kinds = Counter(s.kind for s in tr.steps)
         calls = sum(kinds[k] for k in TOOL_KINDS)
         seconds, seconds_source = _seconds(tr)
@@ -143,7 +144,7 @@ def tool_kind_sources(path: Any, *, format: str | None = None, tool_kinds: Any =
     1                  Bash  tool      known      1
     """
     counts: Counter = Counter()
-    for tr in iter_trajectories(path, format=format, tool_kinds=tool_kinds):
+    for tr in each_trajectory(path, format=format, tool_kinds=tool_kinds):
         for s in tr.steps:
             if s.decided_by:
                 counts[(s.tool, s.kind, s.decided_by)] += 1
