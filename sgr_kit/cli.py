@@ -94,19 +94,34 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     ok = True
+    runs = None
     if args.tasks:
         from .prepare import validate
 
         report = validate(args.tasks, pairing=args.pairing, strict_pairing=args.strict_pairing, runs=args.runs,
                           language=args.language)
         _print(report.text(verbose=args.verbose))
-        ok = report.ok
+        ok, runs = report.ok, report.runs
     elif not args.trajectories:
         raise SgrKitError("validate: give --tasks (task files) or --trajectories (agents' trajectories), or both")
     if args.trajectories:
+        from .trajectories.source import read_trajectories
         from .trajectories.usage import check_trajectories
 
-        _print(check_trajectories(args.trajectories, format=args.trajectory_format, tool_kinds=args.tool_kinds))
+        notes: list[str] = []
+        trajectories = read_trajectories(args.trajectories, format=args.trajectory_format, tool_kinds=args.tool_kinds,
+                                         notes=notes.append)  # fmt: skip
+        _print(check_trajectories(trajectories, notes=notes))
+        if args.runs:
+            from .prepare.validate import findings_text, trajectory_findings
+
+            if runs is None:  # without task files: the runs read as they are
+                from .load.runs import read_runs
+
+                runs, _ = read_runs(args.runs, language=args.language)
+            found = trajectory_findings(runs, trajectories)
+            _print(findings_text(f"trajectories against the runs ({', '.join(map(str, args.runs))}):", found))
+            ok = ok and not any(f.severity == "error" for f in found)
     return 0 if ok else 1
 
 

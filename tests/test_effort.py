@@ -332,3 +332,24 @@ def test_effort_and_frontier_use_the_main_tables_answers_and_failure_policy():
     cost = effort_means(table, n_boot=200).query("quantity == 'cost_usd'").set_index("system")
     assert cost.loc["gappy", "n_tasks"] == 15
     assert cost.loc["gappy", "note"].startswith("cost_usd unknown for 1 of 16 tasks: left out of its mean")
+
+
+def test_effort_without_tasks_says_the_reference_check_was_left_out(tmp_path, capsys):
+    import json
+
+    from sgr_kit.cli import main
+
+    scores = _scores(3)
+    scores.to_csv(tmp_path / "scores.csv", index=False)
+    with open(tmp_path / "t.jsonl", "w", encoding="utf-8") as handle:
+        for row in scores.itertuples(index=False):
+            handle.write(json.dumps({"system": row.system, "task_id": row.task_id, "repeat": row.repeat, "steps": [
+                {"kind": "search", "query": "q", "t": 1.0}, {"kind": "answer", "text": "x", "t": 2.0}]}) + "\n")
+    assert main(["effort", str(tmp_path / "scores.csv"), "--trajectories", str(tmp_path / "t.jsonl"),
+                 "--n-boot", "200"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("sgr-kit: warning: the protocol audit ran without --tasks: whether a query holds a line of a "
+                     "task's reference answer was not checked") == 1
+    assert main(["effort", str(tmp_path / "scores.csv"), "--trajectories", str(tmp_path / "t.jsonl"),
+                 "--n-boot", "200", "--protocol", "none"]) == 0
+    assert "without --tasks" not in capsys.readouterr().err  # no audit, nothing left out

@@ -21,13 +21,17 @@ import pandas as pd
 from ..errors import SgrKitError, closest
 from ..text import visible_repr
 
-__all__ = ["MATCH_COLUMNS", "MATCH_KINDS", "match_trajectories", "closest_names", "warn_unmatched"]
+__all__ = ["MATCH_COLUMNS", "MATCH_KINDS", "DIFFER_COLUMNS", "match_trajectories", "differing_answers",
+           "closest_names", "warn_unmatched"]
 
 #: Columns of :func:`match_trajectories`, in order.
 MATCH_COLUMNS: tuple[str, ...] = ("kind", "system", "n", "examples", "closest", "message")
 #: What a row of :func:`match_trajectories` says: trajectories of a system no answer has, of a task
 #: (or a repeat) the system did not answer, and answers without a trajectory.
 MATCH_KINDS: tuple[str, ...] = ("unknown_system", "unknown_task", "unknown_repeat", "no_trajectory")
+#: Columns of :func:`differing_answers`, in order.
+DIFFER_COLUMNS: tuple[str, ...] = ("system", "task_id", "repeat", "answer", "final_answer", "answer_source",
+                                   "trajectory_source", "message")
 _KEY = ["system", "task_id", "repeat"]
 _SHOWN = 3
 
@@ -152,3 +156,63 @@ def warn_unmatched(found: pd.DataFrame, *, answers: bool = True) -> list[str]:
     for message in messages:
         warnings.warn(message, UserWarning, stacklevel=2)
     return messages
+
+
+def _same_answer(a: str | None, b: str | None) -> bool:
+    def norm(text: str | None) -> str:
+        return "" if text is None else "\n".join(line.rstrip() for line in str(text).replace("\r\n", "\n").strip().split("\n"))
+
+    return norm(a) == norm(b)
+
+
+def _short(text: str | None) -> str:
+    if text is None:
+        return "none"
+    return visible_repr(text[:60] + ("…" if len(text) > 60 else ""))
+
+
+def differing_answers(answers: Iterable, trajectories: Iterable) -> pd.DataFrame:
+    """The answers that differ from the final answer of their trajectory (same system, task and repeat).
+
+    Two answers are the same when equal after trimming the ends of the text and of each line
+    (and ``\r\n`` read as ``\n``); a trajectory without a final answer differs from any
+    non-empty answer. Answers without a trajectory, and trajectories without an answer, are
+    :func:`match_trajectories`' business, not listed here.
+
+    Parameters
+    ----------
+    answers : iterable of Answer
+        The runs read (:func:`sgr_kit.load.read_runs`): ``system, task_id, repeat, text, source``.
+    trajectories : iterable of Trajectory
+        The trajectories read (:func:`~sgr_kit.trajectories.source.read_trajectories`).
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`DIFFER_COLUMNS`, one row per differing answer, in the order of the answers.
+
+    Examples
+    --------
+    >>> from sgr_kit.types import Answer
+    >>> from sgr_kit.trajectories.steps import Step, Trajectory
+    >>> runs = [Answer("s", "t_001", 0, "id|n\\nA|1", "runs.jsonl:1"), Answer("s", "t_002", 0, "x", "runs.jsonl:2")]
+    >>> trs = [Trajectory("s", "t_001", 0, (Step("answer", text="id|n\\nA|2"),), "t.jsonl:1"),
+    ...        Trajectory("s", "t_002", 0, (Step("answer", text="x "),), "t.jsonl:2")]
+    >>> print(differing_answers(runs, trs)["message"].iloc[0])
+    system 's', task t_001, repeat 0: the answer at runs.jsonl:1 differs from the trajectory's final answer at t.jsonl:1 \
+('id|n\\nA|1' against 'id|n\\nA|2')
+    """
+    finals = {(tr.system, tr.task_id, tr.repeat): (tr.answer, tr.source) for tr in trajectories}
+    rows = []
+    for answer in answers:
+        key = (answer.system, answer.task_id, answer.repeat)
+        if key not in finals:
+            continue
+        final, where = finals[key]
+        if _same_answer(answer.text, final):
+            continue
+        rows.append((*key, answer.text, final, answer.source, where,
+                     f"system {visible_repr(key[0])}, task {key[1]}, repeat {key[2]}: the answer at {answer.source} "
+                     f"differs from the trajectory's final answer at {where} ({_short(answer.text)} against "
+                     f"{_short(final)})"))  # fmt: skip
+    return pd.DataFrame(rows, columns=list(DIFFER_COLUMNS)).astype({"repeat": "int64"})

@@ -155,16 +155,19 @@ def tool_kind_sources(path: Any, *, format: str | None = None, tool_kinds: Any =
     return frame
 
 
-def check_trajectories(path: Any, *, format: str | None = None, tool_kinds: Any = None) -> str:
+def check_trajectories(path: Any, *, format: str | None = None, tool_kinds: Any = None,
+                       notes: list[str] | None = None) -> str:  # fmt: skip
     """A text report of trajectories for ``sgr-kit validate --trajectories``: what was read as what,
     and every tool whose kind the name rule alone decided, with its calls (check them; correct
-    them with ``--tool-kinds``). Raises :class:`~sgr_kit.errors.SgrKitError` on unreadable input.
+    them with ``--tool-kinds``). ``path`` may be the list
+    :func:`~sgr_kit.trajectories.source.read_trajectories` read, with the ``notes`` it gave.
+    Raises :class:`~sgr_kit.errors.SgrKitError` on unreadable input.
     """
-    notes: list[str] = []
+    notes = [] if notes is None else notes
     counts: Counter = Counter()
     n = 0
     formats: Counter = Counter()
-    for tr in iter_trajectories(path, format=format, tool_kinds=tool_kinds, notes=notes.append):
+    for tr in each_trajectory(path, format=format, tool_kinds=tool_kinds, notes=notes.append):
         n += 1
         formats[tr.format] += 1
         for s in tr.steps:
