@@ -188,6 +188,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
     parameters = {name: parse_parameter(name, value) for name, value in args.parameter or []}
     notebooks = [n.strip() for n in args.notebooks.split(",") if n.strip()] if args.notebooks else list(NOTEBOOKS)
     log = None if args.quiet else (lambda line: _print(line, file=sys.stderr, flush=True))
+    if args.quiet:  # no note on how the trajectories were read (the build says each once, through log, otherwise)
+        from .trajectories import TrajectoryNote
+
+        warnings.filterwarnings("ignore", category=TrajectoryNote)
     try:
         result = build_report(
             args.tasks, args.runs, args.out, audit_labels=args.audit, label_files=args.labels, profile=args.profile,
@@ -469,7 +473,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "and parameters")
     p.add_argument("--workers", type=lambda v: _positive(v, " of notebooks run at once"), default=None, metavar="N",
                    help="notebooks run at once, each in a kernel of its own (default: the machine's cores)")
-    p.add_argument("--quiet", action="store_true", help="print no progress and no summary, only the result line")
+    p.add_argument("--quiet", action="store_true",
+                   help="print no progress, no summary and no note on how the trajectories were read, only the result "
+                        "line (and warnings)")
     p.add_argument("--force", action="store_true",
                    help="replace an existing report in DIR (only an sgr-kit report; never a folder holding an input)")
     p.set_defaults(func=_cmd_report)

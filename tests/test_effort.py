@@ -287,7 +287,10 @@ def test_the_page_reads_the_tables_the_report_computes_once(tmp_path):
     saved = pd.read_csv(tmp_path / "tables" / "protocol_flags.csv")
     assert len(saved) == len(flags) and saved["flag"].tolist() == flags["flag"].tolist()
     per_answer = pd.read_csv(tmp_path / "tables" / "effort_per_answer.csv")
-    assert (per_answer["seconds_source"] == "last_step").all() or (per_answer["seconds_source"] == "reported").all()
+    traced = per_answer[per_answer["has_trajectory"]]  # the demo's commercial systems have no trajectory
+    assert (traced["seconds_source"] == "reported").all()
+    assert (per_answer.loc[~per_answer["has_trajectory"], "seconds_source"] == "unknown").all()
+    assert len(per_answer) == len(pd.read_csv(demo_paths()["runs"].parent / "truth.csv"))  # every answer kept
 
 
 def _flip() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -353,3 +356,36 @@ def test_effort_without_tasks_says_the_reference_check_was_left_out(tmp_path, ca
     assert main(["effort", str(tmp_path / "scores.csv"), "--trajectories", str(tmp_path / "t.jsonl"),
                  "--n-boot", "200", "--protocol", "none"]) == 0
     assert "without --tasks" not in capsys.readouterr().err  # no audit, nothing left out
+
+
+def test_the_effort_pages_notes_and_cells_are_readable():
+    """Point 8: notes name the system and the quantity, n/a says why, headers carry units, one number format."""
+    from sgr_kit.breakdowns.effort import effort_display, effort_notes, flag_display
+    from sgr_kit.trajectories.protocol import PAPER_PROTOCOL, describe_protocol
+
+    scores, usage = _flip()
+    usage = usage.assign(cost_usd=np.where(usage["system"] == "steady", np.nan, usage["cost_usd"]))
+    table = answer_effort(scores, usage)
+    means = effort_means(table, n_boot=200)
+    notes = effort_notes(table, means)
+    never = ("tool calls, searches, fetches, PDF reads, other tool calls, distinct hosts, cached input tokens, "
+             "reasoning tokens, seconds")  # not in this usage table
+    assert notes == [
+        f"steady: {never}, cost (USD) unknown for 16 of 16 tasks (left out of the means)",
+        f"gappy: 1 of 16 answers has no trajectory (its score counts; its effort is unknown); {never} unknown for 16 "
+        f"of 16 tasks (left out of the means); steps, input tokens, output tokens, tokens (input + output), cost "
+        f"(USD) unknown for 1 of 16 tasks (left out of the means)"]  # fmt: skip
+    shown = effort_display(means, ["item_f1", "cost_usd", "seconds"]).set_index("system")
+    assert list(shown.columns) == ["tasks", "Item-F1 (%)", "cost per task (USD)", "seconds per task (s)"]
+    assert shown.loc["steady", "cost per task (USD)"] == "n/a (unknown for every task)"
+    assert shown.loc["gappy", "Item-F1 (%)"].startswith("84.4 [")  # the main table's 84.375, one decimal
+    # a value without an interval says why
+    few = answer_effort(scores[scores["base_id"] < "p04"], usage)
+    shown = effort_display(effort_means(few, n_boot=200), ["item_f1"]).set_index("system")
+    assert shown.loc["gappy", "Item-F1 (%)"] == "78.8 [n/a: 4 base problems; an interval needs 6]"
+    flags = pd.DataFrame({"system": ["gappy"], "task_id": ["p01"], "repeat": [0], "flag": ["stalled"], "detail": [""]})
+    by_flag = flag_display(flag_means(scores, table, flags, flag_names=("stalled",), n_boot=200)).set_index("system")
+    assert by_flag.loc["gappy", "answers audited"] == 15 and by_flag.loc["gappy", "flagged (%)"] == "6.7"
+    assert by_flag.loc["steady", "Item-F1 flagged (%)"] == "n/a (no flagged answer)"
+    text = describe_protocol(PAPER_PROTOCOL)
+    assert "budget 6,000 s, stall limit 3,000 s" in text and "6000.0" not in text

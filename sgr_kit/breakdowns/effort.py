@@ -34,7 +34,8 @@ from ._common import order_rows, require_columns, system_order
 
 __all__ = ["EFFORT_QUANTITIES", "EFFORT_COLUMNS", "FRONTIER_COLUMNS", "FLAG_MEANS_COLUMNS", "answer_effort",
            "effort_means", "effort_wide", "cost_axis", "score_cost_frontier", "flag_means", "describe_effort",
-           "effort_notes", "format_effort", "QUANTITY_LABELS"]  # fmt: skip
+           "effort_notes", "effort_display", "flag_display", "format_effort", "QUANTITY_LABELS", "NUMBER_FORMATS",
+           "HEADERS"]  # fmt: skip
 
 #: The effort quantities of :func:`effort_means`, in order (``tokens``: input plus output tokens).
 EFFORT_QUANTITIES: tuple[str, ...] = (
@@ -522,8 +523,8 @@ def effort_notes(table: pd.DataFrame, means: pd.DataFrame) -> list[str]:
     >>> t = pd.DataFrame({"system": "a", "task_id": ["p1", "p2"], "has_trajectory": [True, False]})
     >>> m = pd.DataFrame({"system": "a", "quantity": ["item_f1", "steps", "cost_usd"], "n_tasks": [2, 1, 0]})
     >>> effort_notes(t, m)
-    ['a: 1 of 2 answers has no trajectory (its score counts; its effort is unknown); steps unknown for 1 of 2 \
-tasks, cost (USD) for 2 of 2 (left out of their means)']
+    ['a: 1 of 2 answers has no trajectory (its score counts; its effort is unknown); cost (USD) unknown for 2 of 2 \
+tasks (left out of the means); steps unknown for 1 of 2 tasks (left out of the means)']
     """
     require_columns(means, ["system", "quantity", "n_tasks"], name="effort_notes",
                     hint="the table of sgr_kit.breakdowns.effort_means")  # fmt: skip
@@ -532,22 +533,127 @@ tasks, cost (USD) for 2 of 2 (left out of their means)']
         answers = table[table["system"] == system]
         total = answers["task_id"].nunique()
         parts = []
-        if "has_trajectory" in answers.columns:
-            k = int((~answers["has_trajectory"].astype(bool)).sum())
-            if k:
-                parts.append(f"{k} of {len(answers)} answers {'has' if k == 1 else 'have'} no trajectory "
-                             f"({'its score counts; its' if k == 1 else 'their scores count; their'} effort is "
-                             f"unknown)")  # fmt: skip
-        rows = means[(means["system"] == system) & ~means["quantity"].isin(_SCORE)]
-        unknown = [(QUANTITY_LABELS.get(q, q), total - int(n)) for q, n in zip(rows["quantity"], rows["n_tasks"])
-                   if total - int(n) > 0]  # fmt: skip
-        if unknown:
-            said = [f"{label} unknown for {k} of {total} tasks" if i == 0 else f"{label} for {k} of {total}"
-                    for i, (label, k) in enumerate(unknown)]  # fmt: skip
-            parts.append(", ".join(said) + " (left out of their means)")
+        lacking = int((~answers["has_trajectory"].astype(bool)).sum()) if "has_trajectory" in answers.columns else 0
+        if lacking:
+            parts.append(f"{lacking} of {len(answers)} answers {'has' if lacking == 1 else 'have'} no trajectory "
+                         f"({'its score counts; its' if lacking == 1 else 'their scores count; their'} effort is "
+                         f"unknown)")  # fmt: skip
+        if lacking < len(answers):  # with no trajectory at all, every quantity is unknown: said above
+            rows = means[(means["system"] == system) & ~means["quantity"].isin(_SCORE)]
+            by_count: dict[int, list[str]] = {}
+            for quantity, n in zip(rows["quantity"], rows["n_tasks"]):
+                if total - int(n) > 0:
+                    by_count.setdefault(total - int(n), []).append(QUANTITY_LABELS.get(quantity, quantity))
+            parts += [f"{', '.join(labels)} unknown for {k} of {total} tasks (left out of the means)"
+                      for k, labels in sorted(by_count.items(), reverse=True)]  # fmt: skip
         if parts:
             out.append(f"{system}: {'; '.join(parts)}")
     return out
+
+
+#: How each quantity is written for reading (on the page and in ``sgr-kit effort``): one format per quantity.
+NUMBER_FORMATS: dict[str, str] = {
+    "item_f1": ".1f", "row_f1": ".1f", "cost_usd": ".4f", "tokens": ",.0f", "input_tokens": ",.0f",
+    "cached_input_tokens": ",.0f", "output_tokens": ",.0f", "reasoning_tokens": ",.0f", "seconds": ",.0f",
+    "steps": ".1f", "tool_calls": ".1f", "searches": ".1f", "fetches": ".1f", "pdfs": ".1f", "other_tools": ".1f",
+    "hosts": ".1f",
+}  # fmt: skip
+#: Column headers for reading, with units (means per task; scores in percent points).
+HEADERS: dict[str, str] = {
+    "item_f1": "Item-F1 (%)", "row_f1": "Row-F1 (%)", "cost_usd": "cost per task (USD)",
+    "tokens": "tokens per task (input + output)", "input_tokens": "input tokens per task",
+    "cached_input_tokens": "cached input tokens per task", "output_tokens": "output tokens per task",
+    "reasoning_tokens": "reasoning tokens per task", "seconds": "seconds per task (s)", "steps": "steps per task",
+    "tool_calls": "tool calls per task", "searches": "searches per task", "fetches": "fetches per task",
+    "pdfs": "PDF reads per task", "other_tools": "other tool calls per task", "hosts": "distinct hosts per task",
+}  # fmt: skip
+
+
+def _interval_reason(note: object, quantity: str) -> str:
+    """The part of an :func:`effort_means` note saying why an interval is missing (the unknown count left aside)."""
+    from ..report.summary import no_interval_reason
+
+    if not isinstance(note, str):
+        return ""
+    parts = [p for p in note.split("; ") if p and not p.startswith(f"{quantity} unknown for ")]
+    return no_interval_reason("; ".join(parts))
+
+
+def effort_display(means: pd.DataFrame, quantities: tuple[str, ...] | list[str]) -> pd.DataFrame:
+    """:func:`effort_means` for reading: one row per system, each quantity ``value [low, high]`` under a header with its unit.
+
+    A quantity unknown for every task of a system reads ``n/a (unknown for every task)``; a
+    value without an interval reads ``value [n/a: why]`` (too few base problems, every problem
+    with the same value...). Numbers use :data:`NUMBER_FORMATS` (the same as ``sgr-kit effort``).
+    For display only: the saved table keeps the numbers.
+
+    Examples
+    --------
+    >>> m = pd.DataFrame({"system": ["a", "a", "b", "b"], "quantity": ["item_f1", "cost_usd"] * 2,
+    ...     "value": [61.25, 0.125, 50.0, np.nan], "ci_low": [55.0, np.nan, 40.0, np.nan],
+    ...     "ci_high": [66.0, np.nan, 60.0, np.nan], "n_tasks": [10, 4, 10, 0],
+    ...     "note": ["", "cost_usd unknown for 6 of 10 tasks: left out of its mean; 4 base problem(s): no interval "
+    ...          "drawn (too few: 95% intervals from 6 problems on)", "", "cost_usd unknown for 10 of 10 tasks: left "
+    ...          "out of its mean"]})
+    >>> effort_display(m, ["item_f1", "cost_usd"]).to_dict("records")
+    [{'system': 'a', 'tasks': 10, 'Item-F1 (%)': '61.2 [55.0, 66.0]', 'cost per task (USD)': '0.1250 [n/a: 4 base \
+problems; an interval needs 6]'}, {'system': 'b', 'tasks': 10, 'Item-F1 (%)': '50.0 [40.0, 60.0]', 'cost per task \
+(USD)': 'n/a (unknown for every task)'}]
+    """
+    require_columns(means, ["system", "quantity", "value", "ci_low", "ci_high", "n_tasks"], name="effort_display",
+                    hint="the table of sgr_kit.breakdowns.effort_means")  # fmt: skip
+    rows = []
+    index = means.set_index(["system", "quantity"])
+    for system in system_order(means["system"]):
+        first = means[(means["system"] == system)]["n_tasks"]
+        row = {"system": system, "tasks": int(first.max()) if len(first) else 0}
+        for quantity in quantities:
+            if (system, quantity) not in index.index:
+                continue
+            r = index.loc[(system, quantity)]
+            fmt = NUMBER_FORMATS.get(quantity, ".2f")
+            if pd.isna(r["value"]):
+                text = "n/a (unknown for every task)" if int(r["n_tasks"]) == 0 else "n/a"
+            elif pd.isna(r["ci_low"]) or pd.isna(r["ci_high"]):
+                why = _interval_reason(r.get("note", ""), quantity)
+                text = format(r["value"], fmt) + (f" [n/a: {why}]" if why else " [n/a]")
+            else:
+                text = f"{format(r['value'], fmt)} [{format(r['ci_low'], fmt)}, {format(r['ci_high'], fmt)}]"
+            row[HEADERS.get(quantity, quantity)] = text
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def flag_display(by_flag: pd.DataFrame) -> pd.DataFrame:
+    """:func:`flag_means` for reading: headers with units, the share in percent, ``n/a`` with the reason.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"system": ["a"], "flag": ["stalled"], "n_answers": [8], "n_flagged": [0],
+    ...     "flagged_share": [0.0], **{f"{m}_{side}{s}": [np.nan if side == "flagged" else 50.0]
+    ...     for m in ("item_f1", "row_f1") for side in ("flagged", "clean") for s in ("", "_ci_low", "_ci_high")}})
+    >>> flag_display(t).iloc[0].to_dict()
+    {'system': 'a', 'flag': 'stalled', 'answers audited': 8, 'flagged': 0, 'flagged (%)': '0.0', \
+'Item-F1 flagged (%)': 'n/a (no flagged answer)', 'Item-F1 clean (%)': '50.0 [50.0, 50.0]', \
+'Row-F1 flagged (%)': 'n/a (no flagged answer)', 'Row-F1 clean (%)': '50.0 [50.0, 50.0]'}
+    """
+    out = pd.DataFrame({"system": by_flag["system"], "flag": by_flag["flag"],
+                        "answers audited": by_flag["n_answers"].astype(int),
+                        "flagged": by_flag["n_flagged"].astype(int),
+                        "flagged (%)": [format(v, ".1f") for v in by_flag["flagged_share"]]})  # fmt: skip
+    for metric, label in (("item_f1", "Item-F1"), ("row_f1", "Row-F1")):
+        for side in ("flagged", "clean"):
+            column = f"{metric}_{side}"
+            texts = []
+            for value, low, high in zip(by_flag[column], by_flag[f"{column}_ci_low"], by_flag[f"{column}_ci_high"]):
+                if pd.isna(value):
+                    texts.append(f"n/a (no {side} answer)")
+                elif pd.isna(low) or pd.isna(high):
+                    texts.append(f"{value:.1f} [n/a: too few base problems for an interval]")
+                else:
+                    texts.append(f"{value:.1f} [{low:.1f}, {high:.1f}]")
+            out[f"{label} {side} (%)"] = texts
+    return out.reset_index(drop=True)
 
 
 def format_effort(wide: pd.DataFrame, flags: pd.DataFrame | None = None, *, frontier: pd.DataFrame | None = None,
@@ -590,13 +696,12 @@ def format_effort(wide: pd.DataFrame, flags: pd.DataFrame | None = None, *, fron
     on = set(frontier.loc[frontier["on_frontier"].astype(bool), "system"]) if frontier is not None else set()
     table = pd.DataFrame({"system": [f"{s} *" if s in on else str(s) for s in wide["system"]],
                           "tasks": wide["n_tasks"].astype(int)})  # fmt: skip
-    columns = [("item_f1", "Item-F1", ".1f"), ("row_f1", "Row-F1", ".1f"), ("cost_usd", "cost/task (USD)", ".4f"),
-               ("tokens", "tokens/task", ",.0f"), ("seconds", "seconds/task", ",.0f"), ("steps", "steps", ".1f"),
-               ("searches", "searches", ".1f"), ("fetches", "fetches", ".1f"), ("pdfs", "PDFs", ".1f"),
-               ("hosts", "hosts", ".1f")]  # fmt: skip
-    for name, label, fmt in columns:
+    columns = [("item_f1", "Item-F1"), ("row_f1", "Row-F1"), ("cost_usd", "cost/task (USD)"),
+               ("tokens", "tokens/task"), ("seconds", "seconds/task"), ("steps", "steps"), ("searches", "searches"),
+               ("fetches", "fetches"), ("pdfs", "PDFs"), ("hosts", "hosts")]  # fmt: skip
+    for name, label in columns:
         if name in wide.columns:
-            table[label] = interval(name, fmt)
+            table[label] = interval(name, NUMBER_FORMATS[name])
     if "item_f1_per_usd" in wide.columns:
         table["pts/USD"] = [("n/a" if pd.isna(v) else f"{v:,.1f}") for v in wide["item_f1_per_usd"]]
     lines = ["Effort and cost per task (means, 95% intervals over base problems)",

@@ -74,7 +74,7 @@ from .hosts import host_of, registrable_domain, web_url
 from .reach import _task_map
 
 __all__ = ["FLAGS", "FLAG_COLUMNS", "LOCAL_TOOLS", "Protocol", "PAPER_PROTOCOL", "read_protocol", "protocol_flags",
-           "is_retrieval"]
+           "is_retrieval", "describe_protocol"]
 
 #: The flags of :func:`protocol_flags`, in order.
 FLAGS: tuple[str, ...] = ("over_budget", "stalled", "tool_outside_protocol", "benchmark_visited")
@@ -266,6 +266,26 @@ allowed_kinds, disabled_tools, benchmark_urls, benchmark_names, reference_chars,
         values["reference_chars"] = value
     return replace(PAPER_PROTOCOL, **values)
 
+
+
+def describe_protocol(profile: Protocol) -> str:
+    """One sentence on a profile, numbers written as the flags write them.
+
+    Examples
+    --------
+    >>> print(describe_protocol(PAPER_PROTOCOL).split(": ", 1)[1])
+    budget 6,000 s, stall limit 3,000 s; retrieval allowed by kind: search, fetch, pdf; disabled tools: WebSearch, \
+WebFetch; tools allowed by name: none; tools that retrieve nothing from outside (to-do lists, plans, tool \
+definitions, questions, sub-agents, local files) are never flagged.
+    """
+    def seconds(value: float | None) -> str:
+        return "none" if value is None else _fmt(value)
+
+    return (f"Protocol profile {profile.name} ({profile.source}): budget {seconds(profile.budget_seconds)}, stall limit "
+            f"{seconds(profile.stall_seconds)}; retrieval allowed by kind: {', '.join(profile.allowed_kinds) or 'none'}; "
+            f"disabled tools: {', '.join(profile.disabled_tools) or 'none'}; tools allowed by name: "
+            f"{', '.join(profile.allowed_tools) or 'none'}; tools that retrieve nothing from outside (to-do lists, "
+            f"plans, tool definitions, questions, sub-agents, local files) are never flagged.")  # fmt: skip
 
 
 def _normal(text: str) -> str:
