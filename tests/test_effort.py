@@ -389,3 +389,44 @@ def test_the_effort_pages_notes_and_cells_are_readable():
     assert by_flag.loc["steady", "Item-F1 flagged (%)"] == "n/a (no flagged answer)"
     text = describe_protocol(PAPER_PROTOCOL)
     assert "budget 6,000 s, stall limit 3,000 s" in text and "6000.0" not in text
+
+
+def _claude_folder(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parent / "fixtures" / "trajectories" / "claude-code"
+    folder = tmp_path / "trajectories"
+    shutil.copytree(source, folder)
+    return folder
+
+
+def test_effort_says_each_note_on_the_trajectories_once(tmp_path, capsys):
+    from sgr_kit.cli import main
+
+    folder = _claude_folder(tmp_path)
+    rows = [{"system": "Claude Opus 4.7", "task_id": t, "base_id": t, "variant": "constraint", "repeat": 0,
+             "status": "parsed", "item_f1": 0.5, "row_f1": 0.5, "poa": 1.0} for t in ("arxiv_001", "arxiv_002",
+                                                                                       "arxiv_003")]  # fmt: skip
+    pd.DataFrame(rows).to_csv(tmp_path / "scores.csv", index=False)
+    assert main(["effort", str(tmp_path / "scores.csv"), "--trajectories", str(folder), "--n-boot", "200"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("read 3 files as Claude Code stream-json") == 1
+    assert err.count("not JSON skipped") == 1
+
+
+@pytest.mark.slow
+def test_report_says_each_trajectory_note_once_and_none_when_quiet(tmp_path, capsys):
+    from sgr_kit.cli import main
+    from sgr_kit.resources import demo_paths
+
+    folder = _claude_folder(tmp_path)  # Claude Opus 4.7's runs of two demo tasks, in Claude Code's own format
+    paths = demo_paths()
+    common = ["report", "--tasks", str(paths["constraint"]), str(paths["goal"]), "--runs", str(paths["runs"]),
+              "--trajectories", str(folder), "--notebooks", "01", "-p", "n_boot", "100", "--no-progress"]
+    assert main([*common, "--out", str(tmp_path / "loud")]) == 0
+    err = capsys.readouterr().err
+    assert err.count("read 3 files as Claude Code stream-json") == 1
+    assert main([*common, "--out", str(tmp_path / "quiet"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "read 3 files as" not in err and "not JSON skipped" not in err
