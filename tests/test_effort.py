@@ -430,3 +430,35 @@ def test_report_says_each_trajectory_note_once_and_none_when_quiet(tmp_path, cap
     assert main([*common, "--out", str(tmp_path / "quiet"), "--quiet"]) == 0
     err = capsys.readouterr().err
     assert "read 3 files as" not in err and "not JSON skipped" not in err
+
+
+@pytest.mark.slow
+def test_a_saved_page_rerun_never_overwrites_the_report(tmp_path):
+    """Point 5: the manual's re-run of a saved page writes into a folder of its own, never the report's."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from sgr_kit.report import build_report
+
+    report = tmp_path / "R"
+    result = build_report(None, None, report, notebooks=["10"], parameters={"n_boot": 100}, progress=False)
+    assert result.ok, result.failed
+    mine = {p: p.read_bytes() for p in sorted(report.rglob("*")) if p.is_file()}
+    papermill = Path(sys.executable).with_name("papermill")
+    done = subprocess.run([str(papermill), str(report / "10_effort_and_protocol.ipynb"), str(tmp_path / "again.ipynb"),
+                           "--cwd", str(report), "-p", "protocol", "none"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert {p: p.read_bytes() for p in sorted(report.rglob("*")) if p.is_file()} == mine  # nothing overwritten
+    own = tmp_path / "R-rerun" / "10_effort_and_protocol"
+    assert (own / "tables" / "effort.csv").is_file() and (own / "figures" / "score_cost_frontier.png").is_file()
+    assert not (own / "tables" / "protocol_flags.csv").exists()  # the re-run's own choice: no audit
+    assert "rerun" in json.loads((report / "provenance.json").read_text())
+    # asked explicitly, a re-run writes into the report's folder
+    before = (report / "tables" / "effort.csv").stat().st_mtime_ns
+    done = subprocess.run([str(papermill), str(report / "10_effort_and_protocol.ipynb"), str(tmp_path / "b.ipynb"),
+                           "--cwd", str(report), "-p", "output_dir", ".", "-p", "n_boot", "100"],
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (report / "tables" / "effort.csv").stat().st_mtime_ns > before

@@ -371,7 +371,9 @@ def build_report(
             "notebooks": [{"name": r.name, "status": "ok" if r.ok else "failed", "seconds": round(r.seconds, 3),
                            "error": r.error, "kept": r in kept} for r in runs_done],
             "workers": workers, "synthetic": loaded.synthetic,
-            "rerun": "papermill <notebook>.ipynb <copy>.ipynb --cwd <this folder> (paths are relative to it)",
+            "rerun": ("papermill <notebook>.ipynb <copy>.ipynb --cwd <this folder> (paths are relative to it); a re-run "
+                      "writes its tables and figures to ../<this folder>-rerun/<notebook>, never into this report, "
+                      "unless given -p output_dir ."),
         }
         provenance["files"] = sorted(set(report_files(building)) | {"provenance.json"})
         write_text(json.dumps(provenance, indent=2, default=str) + "\n", building / "provenance.json", force=True)
