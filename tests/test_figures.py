@@ -341,3 +341,27 @@ def test_forest_says_why_a_row_has_no_interval_and_what_p_can_reach():
     texts = [x.get_text() for x in F.plot_forest(t).texts]
     assert "p=1.000 (p≥0.5 with 2 pairs); no interval, n=2" in texts and "no pairs" in texts
     plt.close("all")
+
+
+@pytest.mark.parametrize("n_families", [2, 4, 6])
+def test_the_family_heatmaps_tick_labels_never_overlap(n_families):
+    from sgr_kit.figures.scores import figure_family_heatmaps
+    from sgr_kit.taxonomy import FAMILIES
+
+    rows = [dict(system=s, variant="overall", metric=m, family=f, group_tasks=18, value=55.0)
+            for s in ("GPT-5.5", "Claude Opus 4.7", "Kimi K2.5") for f in FAMILIES[:n_families]
+            for m in ("item_f1", "row_f1")]  # fmt: skip
+    fig = figure_family_heatmaps(pd.DataFrame(rows), synthetic=False)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    heatmaps = [ax for ax in fig.axes if any(t.get_text() for t in ax.get_xticklabels())]
+    assert len(heatmaps) == 2
+    for ax in heatmaps:
+        labels = [t for t in ax.get_xticklabels() if t.get_text()]
+        assert len(labels) == n_families
+        if all(t.get_rotation() == 0 for t in labels):  # level: side by side, never overlapping
+            boxes = [t.get_window_extent(renderer) for t in labels]
+            assert all(a.x1 <= b.x0 for a, b in zip(boxes, boxes[1:])), n_families
+        else:  # slanted: each label's lower end sits left of the next label's anchor
+            assert n_families > 2 and all(t.get_rotation() == 45 for t in labels)
+    plt.close(fig)
