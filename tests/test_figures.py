@@ -365,3 +365,21 @@ def test_the_family_heatmaps_tick_labels_never_overlap(n_families):
         else:  # slanted: each label's lower end sits left of the next label's anchor
             assert n_families > 2 and all(t.get_rotation() == 45 for t in labels)
     plt.close(fig)
+
+
+def test_svg_ids_do_not_depend_on_the_13th_digit_of_the_layout(tmp_path):
+    # matplotlib hashes a clip rectangle's coordinates at full precision into the clip path's id: a layout that
+    # differs by 1e-13 (text metrics of another machine) changed every id of an otherwise identical drawing
+    def make(nudge: float, name: str) -> bytes:
+        fig, ax = plt.subplots(figsize=(3, 2), layout="none")
+        ax.plot([0, 1, 2], [0, 1, 0], marker="o")
+        ax.errorbar([1], [0.5], yerr=[0.2], fmt="s")
+        pos = ax.get_position()
+        ax.set_position([pos.x0 + nudge, pos.y0, pos.width, pos.height])
+        (path,) = F.save_figure(fig, tmp_path / name, formats=("svg",))
+        plt.close(fig)
+        return path.read_bytes()
+
+    first, second = make(0.0, "a"), make(1e-13, "b")
+    assert first == second
+    assert b'clip-path="url(#p1)"' in first and b'<clipPath id="p1">' in first
