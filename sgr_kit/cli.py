@@ -380,11 +380,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="release JSONL file, folder, parquet file or Hugging Face dataset id (several paths, as from "
                         "t/*.json, or the option repeated)")
     p.add_argument("--runs", action="append", metavar="PATH",
-                   help="answers to check against the tasks: JSONL or CSV file, or a folder (repeatable)")
+                   help="answers to check against the tasks (and against --trajectories): JSONL or CSV file, or a "
+                        "folder (repeatable)")
     p.add_argument("--trajectories", action="append", metavar="PATH",
                    help="agents' trajectories to read (a JSONL or JSON file of records, or a <system>/<task_id>"
                         "[/<repeat>].<jsonl|json|txt|eval> folder): says what each was read as and lists every tool "
-                        "the name rule alone classified (repeatable)")
+                        "the name rule alone classified; with --runs, also every trajectory that matches no answer "
+                        "(an error, with the closest names) and every answer that differs from its trajectory's "
+                        "final answer (repeatable)")
     p.add_argument("--tool-kinds", metavar="FILE",
                    help="tool names and their kinds (search, fetch, pdf, tool), CSV tool,kind or YAML; taken before "
                         "the known tools and the name rule")
