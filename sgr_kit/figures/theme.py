@@ -320,8 +320,7 @@ def save_figure(
     (``metadata=None`` values), SVG element ids are drawn from the fixed salt
     ``svg.hashsalt`` and then numbered in order of appearance (matplotlib hashes a clip
     rectangle's coordinates at full precision, so a layout that differs in the 13th digit on
-    another machine would change every id while the drawing is the same;
-    :func:`_numbered_ids`), and text is drawn as paths (SVG) or embedded TrueType (PDF),
+    another machine would change every id while the drawing is the same), and text is drawn as paths (SVG) or embedded TrueType (PDF),
     so that the same figure gives the same bytes on every build. A constrained
     layout is computed once and then frozen (the figure's layout engine is set to
     ``"none"``): matplotlib's constrained layout may move axes slightly on every

@@ -39,7 +39,8 @@ from ada_url import URL
 from ..errors import SgrKitError
 from ..types import Task
 
-__all__ = ["host_of", "url_list", "task_sites", "on_site", "first_url", "all_urls", "web_url", "registrable_domain"]
+__all__ = ["host_of", "url_list", "task_sites", "on_site", "first_url", "all_urls", "web_url", "WebUrl",
+           "registrable_domain"]
 
 _URL = re.compile(r"https?://[^\s\"'<>|\\^`{}]+", re.IGNORECASE)
 #: A scheme-less web address: a host name with at least one dot (any of the dots IDNA maps
@@ -182,7 +183,19 @@ def all_urls(value: Any, *, limit: int = 20) -> tuple[str, ...]:
 
 
 class WebUrl(NamedTuple):
-    """A web address as a server reads it (:func:`web_url`): host, and path and query decoded."""
+    """A web address as a server reads it (:func:`web_url`).
+
+    Attributes
+    ----------
+    host : str
+        The host, normalised as :func:`host_of` gives it.
+    path : str
+        The path, percent-decoded once.
+    query : str
+        The query (without ``?``), percent-decoded once.
+    params : tuple of (str, str)
+        The query's name and value pairs, each decoded.
+    """
 
     host: str
     path: str

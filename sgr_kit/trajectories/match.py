@@ -175,7 +175,7 @@ def differing_answers(answers: Iterable, trajectories: Iterable) -> pd.DataFrame
     """The answers that differ from the final answer of their trajectory (same system, task and repeat).
 
     Two answers are the same when equal after trimming the ends of the text and of each line
-    (and ``\r\n`` read as ``\n``); a trajectory without a final answer differs from any
+    (Windows line ends read as plain ones); a trajectory without a final answer differs from any
     non-empty answer. Answers without a trajectory, and trajectories without an answer, are
     :func:`match_trajectories`' business, not listed here.
 
