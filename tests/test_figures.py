@@ -362,8 +362,10 @@ def test_the_family_heatmaps_tick_labels_never_overlap(n_families):
         if all(t.get_rotation() == 0 for t in labels):  # level: side by side, never overlapping
             boxes = [t.get_window_extent(renderer) for t in labels]
             assert all(a.x1 <= b.x0 for a, b in zip(boxes, boxes[1:])), n_families
-        else:  # slanted: each label's lower end sits left of the next label's anchor
-            assert n_families > 2 and all(t.get_rotation() == 45 for t in labels)
+        else:  # slanted at 45 degrees, one line each, neighbours further apart (across the slant) than a line is high
+            assert n_families > 2 and all(t.get_rotation() == 45 and "\n" not in t.get_text() for t in labels)
+            xs = [ax.transData.transform((x, 0))[0] for x in ax.get_xticks()]
+            assert min(b - a for a, b in zip(xs, xs[1:])) / 2 ** 0.5 > labels[0].get_fontsize() * fig.dpi / 72
     plt.close(fig)
 
 

@@ -181,6 +181,8 @@ def plot_score_heatmap(
     heatmap(ax, grid, cmap=SCORE_CMAP, vmin=0, vmax=100, labels=texts, cbar=cbar,
             cbar_label=f"{METRIC_LABELS.get(metric, metric)} ({_POINTS})")  # fmt: skip
     level = _level_labels(xlabels)
+    if not level:  # slanted, a label is one line: two slanted lines of neighbouring labels would cross
+        xlabels = [label.replace("\n", " ") for label in xlabels]
     ax.set_xticklabels(xlabels, rotation=0 if level else 45, ha="center" if level else "right",
                        rotation_mode="anchor")  # fmt: skip
     ax.set_yticklabels([system_label(s) for s in grid.index], rotation=0)
