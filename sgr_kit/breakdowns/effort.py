@@ -23,6 +23,8 @@ score between flagged and clean answers does not say what the flag caused.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -569,14 +571,21 @@ HEADERS: dict[str, str] = {
 }  # fmt: skip
 
 
+#: The bootstrap's note on too few base problems (sgr_kit.stats.bootstrap_means), said shortly.
+_TOO_FEW = re.compile(r"^(\d+) base problem\(s\): no interval drawn \(too few: [\d.]+% intervals from (\d+) problems on\)$")
+
+
 def _interval_reason(note: object, quantity: str) -> str:
     """The part of an :func:`effort_means` note saying why an interval is missing (the unknown count left aside)."""
-    from ..report.summary import no_interval_reason
-
     if not isinstance(note, str):
         return ""
     parts = [p for p in note.split("; ") if p and not p.startswith(f"{quantity} unknown for ")]
-    return no_interval_reason("; ".join(parts))
+    text = "; ".join(parts)
+    match = _TOO_FEW.match(text)
+    if match is None:
+        return text
+    n = int(match.group(1))
+    return f"{n} base problem{'' if n == 1 else 's'}; an interval needs {match.group(2)}"
 
 
 def effort_display(means: pd.DataFrame, quantities: tuple[str, ...] | list[str]) -> pd.DataFrame:
