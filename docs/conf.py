@@ -93,7 +93,15 @@ html_theme_options = {
     "navbar_end": ["theme-switcher", "navbar-icon-links"],
     "icon_links": [],
 }
-html_static_path: list[str] = []
+# The primary sidebar shows the whole manual (docs/_templates/manual-toc.html): the theme's
+# "Section Navigation" lists only pages nested under the current top-level page, and every
+# page here is a top-level one, so it was empty.
+templates_path = ["_templates"]
+html_sidebars = {"**": ["manual-toc.html"]}
+# Long lines (API signatures, wide code examples) wrap or scroll inside the text column instead
+# of being cut at its edge (docs/_static/manual.css).
+html_static_path = ["_static"]
+html_css_files = ["manual.css"]
 html_show_sourcelink = False
 html_copy_source = False
 

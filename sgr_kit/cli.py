@@ -94,19 +94,34 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     ok = True
+    runs = None
     if args.tasks:
         from .prepare import validate
 
         report = validate(args.tasks, pairing=args.pairing, strict_pairing=args.strict_pairing, runs=args.runs,
                           language=args.language)
         _print(report.text(verbose=args.verbose))
-        ok = report.ok
+        ok, runs = report.ok, report.runs
     elif not args.trajectories:
         raise SgrKitError("validate: give --tasks (task files) or --trajectories (agents' trajectories), or both")
     if args.trajectories:
+        from .trajectories.source import read_trajectories
         from .trajectories.usage import check_trajectories
 
-        _print(check_trajectories(args.trajectories, format=args.trajectory_format, tool_kinds=args.tool_kinds))
+        notes: list[str] = []
+        trajectories = read_trajectories(args.trajectories, format=args.trajectory_format, tool_kinds=args.tool_kinds,
+                                         notes=notes.append)  # fmt: skip
+        _print(check_trajectories(trajectories, notes=notes))
+        if args.runs:
+            from .prepare.validate import findings_text, trajectory_findings
+
+            if runs is None:  # without task files: the runs read as they are
+                from .load.runs import read_runs
+
+                runs, _ = read_runs(args.runs, language=args.language)
+            found = trajectory_findings(runs, trajectories)
+            _print(findings_text(f"trajectories against the runs ({', '.join(map(str, args.runs))}):", found))
+            ok = ok and not any(f.severity == "error" for f in found)
     return 0 if ok else 1
 
 
@@ -125,13 +140,20 @@ def _cmd_effort(args: argparse.Namespace) -> int:
                                     score_cost_frontier)  # fmt: skip
     from .load import load_scores
     from .prepare import load_tasks
-    from .trajectories import load_trajectories, read_tool_kinds, trajectory_usage
+    from .trajectories import read_prices, read_tool_kinds, trajectory_usage
+    from .trajectories.match import match_trajectories, warn_unmatched
     from .trajectories.protocol import protocol_flags, read_protocol
+    from .trajectories.source import read_trajectories
 
     scores = load_scores(args.scores)
     profile = read_protocol(args.protocol)
     kinds = read_tool_kinds(args.tool_kinds) if args.tool_kinds else None
-    usage = trajectory_usage(args.trajectories, tool_kinds=kinds, prices=args.prices)
+    if args.prices:
+        read_prices(args.prices)  # a bad price file stops here, before the trajectories are read
+    tasks = load_tasks(*args.tasks) if args.tasks and profile is not None else None
+    trajectories = read_trajectories(args.trajectories, tool_kinds=kinds)  # read once: each note said once
+    usage = trajectory_usage(trajectories, prices=args.prices)
+    warn_unmatched(match_trajectories(scores, usage))
     answers = answer_effort(scores, usage)
     options = dict(failure_policy=args.failure_policy, n_boot=args.n_boot, seed=args.seed)
     wide = effort_wide(effort_means(answers, **options))
@@ -139,11 +161,13 @@ def _cmd_effort(args: argparse.Namespace) -> int:
     frontier = score_cost_frontier(wide, axis=axis) if axis else None
     by_flag = None
     if profile is not None:
-        tasks = load_tasks(*args.tasks) if args.tasks else None
-        flags = protocol_flags(load_trajectories(args.trajectories, tool_kinds=kinds), tasks, protocol=profile,
-                               usage=usage)  # fmt: skip
+        if tasks is None:
+            warnings.warn("the protocol audit ran without --tasks: whether a query holds a line of a task's reference "
+                          "answer was not checked (give the task files with --tasks)", UserWarning, stacklevel=1)
+        flags = protocol_flags(trajectories, tasks, protocol=profile, usage=usage)
         by_flag = flag_means(scores, answers, flags, **options)
-    _print(format_effort(wide, by_flag, frontier=frontier, cost_sources=answers["cost_source"].value_counts()))
+    has = answers["has_trajectory"]
+    _print(format_effort(wide, by_flag, frontier=frontier, cost_sources=answers.loc[has, "cost_source"].value_counts()))
     return 0
 
 
@@ -164,6 +188,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
     parameters = {name: parse_parameter(name, value) for name, value in args.parameter or []}
     notebooks = [n.strip() for n in args.notebooks.split(",") if n.strip()] if args.notebooks else list(NOTEBOOKS)
     log = None if args.quiet else (lambda line: _print(line, file=sys.stderr, flush=True))
+    if args.quiet:  # no note on how the trajectories were read (the build says each once, through log, otherwise)
+        from .trajectories import TrajectoryNote
+
+        warnings.filterwarnings("ignore", category=TrajectoryNote)
     try:
         result = build_report(
             args.tasks, args.runs, args.out, audit_labels=args.audit, label_files=args.labels, profile=args.profile,
@@ -352,11 +380,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="release JSONL file, folder, parquet file or Hugging Face dataset id (several paths, as from "
                         "t/*.json, or the option repeated)")
     p.add_argument("--runs", action="append", metavar="PATH",
-                   help="answers to check against the tasks: JSONL or CSV file, or a folder (repeatable)")
+                   help="answers to check against the tasks (and against --trajectories): JSONL or CSV file, or a "
+                        "folder (repeatable)")
     p.add_argument("--trajectories", action="append", metavar="PATH",
                    help="agents' trajectories to read (a JSONL or JSON file of records, or a <system>/<task_id>"
                         "[/<repeat>].<jsonl|json|txt|eval> folder): says what each was read as and lists every tool "
-                        "the name rule alone classified (repeatable)")
+                        "the name rule alone classified; with --runs, also every trajectory that matches no answer "
+                        "(an error, with the closest names) and every answer that differs from its trajectory's "
+                        "final answer (repeatable)")
     p.add_argument("--tool-kinds", metavar="FILE",
                    help="tool names and their kinds (search, fetch, pdf, tool), CSV tool,kind or YAML; taken before "
                         "the known tools and the name rule")
@@ -446,7 +477,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "and parameters")
     p.add_argument("--workers", type=lambda v: _positive(v, " of notebooks run at once"), default=None, metavar="N",
                    help="notebooks run at once, each in a kernel of its own (default: the machine's cores)")
-    p.add_argument("--quiet", action="store_true", help="print no progress and no summary, only the result line")
+    p.add_argument("--quiet", action="store_true",
+                   help="print no progress, no summary and no note on how the trajectories were read, only the result "
+                        "line (and warnings)")
     p.add_argument("--force", action="store_true",
                    help="replace an existing report in DIR (only an sgr-kit report; never a folder holding an input)")
     p.set_defaults(func=_cmd_report)

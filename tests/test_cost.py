@@ -311,3 +311,21 @@ def test_costs_from_each_transcript_format_reported_or_priced(tmp_path, prices):
     assert usage.loc["chat-sys", "cost_usd"] == pytest.approx(
         call_cost(1800, 600, 120, input=1.0, cached_input=0.1, output=4.0))
     assert np.isfinite(usage["cost_usd"]).all()
+
+
+def test_a_price_row_matching_no_system_or_model_warns_with_the_closest_name(tmp_path):
+    path = tmp_path / "prices.csv"
+    path.write_text("system,model,input,cached_input,output\nsys-b,,2.0,0.5,8.0\n,m-bgi,3,0.3,15\nsys-a,,1,1,1\n",
+                    encoding="utf-8")  # fmt: skip
+    usage = _usage(system=["sys-a", "sys-c"], task_id=["t1", "t1"], repeat=[0, 0], model=["m-big", "m-big"],
+                   searches=[2, 2], input_tokens=[10, 10], cached_input_tokens=[0, 0], output_tokens=[1, 1],
+                   reasoning_tokens=[0, 0], cost_usd=[None, None])  # fmt: skip
+    with pytest.warns(UserWarning) as caught:
+        out = price_usage(usage, path)
+    messages = [str(w.message) for w in caught]
+    assert messages == [
+        f"{path}:2: price row for system 'sys-b' matches no system of the runs (closest: 'sys-c', 'sys-a'); its "
+        f"prices are not used",
+        f"{path}:3: price row for model 'm-bgi' matches no model of the runs (closest: 'm-big'); its prices are not "
+        f"used"]  # fmt: skip
+    assert out["cost_source"].tolist() == ["priced", "unknown"]  # sys-c has no price: unknown, never 0

@@ -60,7 +60,11 @@ def test_answer_effort_puts_each_answers_effort_beside_its_scores():
     steps = pd.DataFrame({"system": usage["system"].iloc[0], "task_id": usage["task_id"].iloc[0], "repeat":
                           usage["repeat"].iloc[0], "t": [3.0, 41.5]})  # fmt: skip
     table = answer_effort(scores, usage, steps)
-    assert len(table) == len(scores) - 1
+    assert len(table) == len(scores)  # the answer without a trajectory is kept, its effort unknown
+    last = table.iloc[-1]
+    assert not last["has_trajectory"] and last["seconds_source"] == "unknown" and np.isnan(last["steps"])
+    assert table["has_trajectory"].iloc[:-1].all()
+    table = table.iloc[:-1]
     first = table.iloc[0]
     assert first["seconds"] == 41.5 and first["seconds_source"] == "last_step"
     assert (table["seconds_source"].iloc[1:] == "reported").all()
@@ -89,7 +93,8 @@ def test_effort_means_are_means_per_task_with_the_projects_bootstrap():
     cost = means[(means["quantity"] == "cost_usd")].set_index("system")
     n_tasks = table.groupby("system")["task_id"].nunique()
     assert cost.loc["cheap", "n_tasks"] == n_tasks["cheap"] - 1 and cost.loc["dear", "n_tasks"] == n_tasks["dear"]
-    assert "1 task(s) with the quantity unknown left out" in cost.loc["cheap", "note"]
+    assert cost.loc["cheap", "note"].startswith(f"cost_usd unknown for 1 of {n_tasks['cheap']} tasks: left out of "
+                                                "its mean")
     assert cost.loc["dear", "note"] == ""
     # the intervals are bootstrap_means' own, on the quantity as a metric, with the same seed
     frame = table.assign(item_f1=table["seconds"] / 100, row_f1=np.nan, poa=np.nan)
@@ -282,4 +287,178 @@ def test_the_page_reads_the_tables_the_report_computes_once(tmp_path):
     saved = pd.read_csv(tmp_path / "tables" / "protocol_flags.csv")
     assert len(saved) == len(flags) and saved["flag"].tolist() == flags["flag"].tolist()
     per_answer = pd.read_csv(tmp_path / "tables" / "effort_per_answer.csv")
-    assert (per_answer["seconds_source"] == "last_step").all() or (per_answer["seconds_source"] == "reported").all()
+    traced = per_answer[per_answer["has_trajectory"]]  # the demo's commercial systems have no trajectory
+    assert (traced["seconds_source"] == "reported").all()
+    assert (per_answer.loc[~per_answer["has_trajectory"], "seconds_source"] == "unknown").all()
+    assert len(per_answer) == len(pd.read_csv(demo_paths()["runs"].parent / "truth.csv"))  # every answer kept
+
+
+def _flip() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Two systems: ``gappy`` scores higher on what it answered but left one task unanswered (scored missing)."""
+    rows = []
+    for p in range(8):
+        for variant, suffix in (("constraint", ""), ("goal", "-g")):
+            task = f"p{p:02d}{suffix}"
+            for system, f1 in (("steady", 0.85), ("gappy", 0.9)):
+                missing = system == "gappy" and task == "p00"
+                rows.append({"system": system, "task_id": task, "base_id": f"p{p:02d}", "variant": variant,
+                             "repeat": 0, "status": "missing" if missing else "parsed",
+                             "item_f1": np.nan if missing else f1, "row_f1": np.nan if missing else f1 / 2,
+                             "poa": np.nan if missing else 1.0})  # fmt: skip
+    scores = pd.DataFrame(rows)
+    answered = scores[scores["status"] != "missing"]  # a missing answer has no trajectory
+    usage = answered[["system", "task_id", "repeat"]].assign(
+        steps=5, input_tokens=1000, output_tokens=100, cost_usd=np.where(answered["system"] == "gappy", 0.1, 0.2))
+    return scores, usage
+
+
+def test_effort_and_frontier_use_the_main_tables_answers_and_failure_policy():
+    """Point 1 of the effort issue: an answer without a trajectory keeps its score (the ranking flipped)."""
+    from sgr_kit.report.summary import summary_table
+
+    scores, usage = _flip()
+    main = summary_table(scores, failure_policy="zero").query("variant == 'overall'").set_index("system")
+    assert main.loc["steady", "item_f1"] > main.loc["gappy", "item_f1"]  # 85.0 against 84.375
+    table = answer_effort(scores, usage)
+    assert len(table) == len(scores)  # every answer, its effort unknown where it has no trajectory
+    gap = table[(table["system"] == "gappy") & (table["task_id"] == "p00")].iloc[0]
+    assert not gap["has_trajectory"] and np.isnan(gap["cost_usd"]) and gap["cost_source"] == "unknown"
+    for policy in ("zero", "exclude"):
+        means = effort_means(table, failure_policy=policy, n_boot=200)
+        main = summary_table(scores, failure_policy=policy).query("variant == 'overall'").set_index("system")
+        for metric in ("item_f1", "row_f1"):
+            got = means[means["quantity"] == metric].set_index("system")["value"]
+            np.testing.assert_allclose(got[main.index], main[metric], rtol=1e-12)
+    frontier = score_cost_frontier(effort_wide(effort_means(table, n_boot=200))).set_index("system")
+    assert frontier.loc["steady", "score"] > frontier.loc["gappy", "score"]
+    assert frontier["on_frontier"].all() and (frontier["dominated_by"] == "").all()  # gappy is cheaper, not better
+    cost = effort_means(table, n_boot=200).query("quantity == 'cost_usd'").set_index("system")
+    assert cost.loc["gappy", "n_tasks"] == 15
+    assert cost.loc["gappy", "note"].startswith("cost_usd unknown for 1 of 16 tasks: left out of its mean")
+
+
+def test_effort_without_tasks_says_the_reference_check_was_left_out(tmp_path, capsys):
+    import json
+
+    from sgr_kit.cli import main
+
+    scores = _scores(3)
+    scores.to_csv(tmp_path / "scores.csv", index=False)
+    with open(tmp_path / "t.jsonl", "w", encoding="utf-8") as handle:
+        for row in scores.itertuples(index=False):
+            handle.write(json.dumps({"system": row.system, "task_id": row.task_id, "repeat": row.repeat, "steps": [
+                {"kind": "search", "query": "q", "t": 1.0}, {"kind": "answer", "text": "x", "t": 2.0}]}) + "\n")
+    assert main(["effort", str(tmp_path / "scores.csv"), "--trajectories", str(tmp_path / "t.jsonl"),
+                 "--n-boot", "200"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("sgr-kit: warning: the protocol audit ran without --tasks: whether a query holds a line of a "
+                     "task's reference answer was not checked") == 1
+    assert main(["effort", str(tmp_path / "scores.csv"), "--trajectories", str(tmp_path / "t.jsonl"),
+                 "--n-boot", "200", "--protocol", "none"]) == 0
+    assert "without --tasks" not in capsys.readouterr().err  # no audit, nothing left out
+
+
+def test_the_effort_pages_notes_and_cells_are_readable():
+    """Point 8: notes name the system and the quantity, n/a says why, headers carry units, one number format."""
+    from sgr_kit.breakdowns.effort import effort_display, effort_notes, flag_display
+    from sgr_kit.trajectories.protocol import PAPER_PROTOCOL, describe_protocol
+
+    scores, usage = _flip()
+    usage = usage.assign(cost_usd=np.where(usage["system"] == "steady", np.nan, usage["cost_usd"]))
+    table = answer_effort(scores, usage)
+    means = effort_means(table, n_boot=200)
+    notes = effort_notes(table, means)
+    never = ("tool calls, searches, fetches, PDF reads, other tool calls, distinct hosts, cached input tokens, "
+             "reasoning tokens, seconds")  # not in this usage table
+    assert notes == [
+        f"steady: {never}, cost (USD) unknown for 16 of 16 tasks (left out of the means)",
+        f"gappy: 1 of 16 answers has no trajectory (its score counts; its effort is unknown); {never} unknown for 16 "
+        f"of 16 tasks (left out of the means); steps, input tokens, output tokens, tokens (input + output), cost "
+        f"(USD) unknown for 1 of 16 tasks (left out of the means)"]  # fmt: skip
+    shown = effort_display(means, ["item_f1", "cost_usd", "seconds"]).set_index("system")
+    assert list(shown.columns) == ["tasks", "Item-F1 (%)", "cost per task (USD)", "seconds per task (s)"]
+    assert shown.loc["steady", "cost per task (USD)"] == "n/a (unknown for every task)"
+    assert shown.loc["gappy", "Item-F1 (%)"].startswith("84.4 [")  # the main table's 84.375, one decimal
+    # a value without an interval says why
+    few = answer_effort(scores[scores["base_id"] < "p04"], usage)
+    shown = effort_display(effort_means(few, n_boot=200), ["item_f1"]).set_index("system")
+    assert shown.loc["gappy", "Item-F1 (%)"] == "78.8 [n/a: 4 base problems; an interval needs 6]"
+    flags = pd.DataFrame({"system": ["gappy"], "task_id": ["p01"], "repeat": [0], "flag": ["stalled"], "detail": [""]})
+    by_flag = flag_display(flag_means(scores, table, flags, flag_names=("stalled",), n_boot=200)).set_index("system")
+    assert by_flag.loc["gappy", "answers audited"] == 15 and by_flag.loc["gappy", "flagged (%)"] == "6.7"
+    assert by_flag.loc["steady", "Item-F1 flagged (%)"] == "n/a (no flagged answer)"
+    text = describe_protocol(PAPER_PROTOCOL)
+    assert "budget 6,000 s, stall limit 3,000 s" in text and "6000.0" not in text
+
+
+def _claude_folder(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parent / "fixtures" / "trajectories" / "claude-code"
+    folder = tmp_path / "trajectories"
+    shutil.copytree(source, folder)
+    return folder
+
+
+def test_effort_says_each_note_on_the_trajectories_once(tmp_path, capsys):
+    from sgr_kit.cli import main
+
+    folder = _claude_folder(tmp_path)
+    rows = [{"system": "Claude Opus 4.7", "task_id": t, "base_id": t, "variant": "constraint", "repeat": 0,
+             "status": "parsed", "item_f1": 0.5, "row_f1": 0.5, "poa": 1.0} for t in ("arxiv_001", "arxiv_002",
+                                                                                       "arxiv_003")]  # fmt: skip
+    pd.DataFrame(rows).to_csv(tmp_path / "scores.csv", index=False)
+    assert main(["effort", str(tmp_path / "scores.csv"), "--trajectories", str(folder), "--n-boot", "200"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("read 3 files as Claude Code stream-json") == 1
+    assert err.count("not JSON skipped") == 1
+
+
+@pytest.mark.slow
+def test_report_says_each_trajectory_note_once_and_none_when_quiet(tmp_path, capsys):
+    from sgr_kit.cli import main
+    from sgr_kit.resources import demo_paths
+
+    folder = _claude_folder(tmp_path)  # Claude Opus 4.7's runs of two demo tasks, in Claude Code's own format
+    paths = demo_paths()
+    common = ["report", "--tasks", str(paths["constraint"]), str(paths["goal"]), "--runs", str(paths["runs"]),
+              "--trajectories", str(folder), "--notebooks", "01", "-p", "n_boot", "100", "--no-progress"]
+    assert main([*common, "--out", str(tmp_path / "loud")]) == 0
+    err = capsys.readouterr().err
+    assert err.count("read 3 files as Claude Code stream-json") == 1
+    assert main([*common, "--out", str(tmp_path / "quiet"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "read 3 files as" not in err and "not JSON skipped" not in err
+
+
+@pytest.mark.slow
+def test_a_saved_page_rerun_never_overwrites_the_report(tmp_path):
+    """Point 5: the manual's re-run of a saved page writes into a folder of its own, never the report's."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from sgr_kit.report import build_report
+
+    report = tmp_path / "R"
+    result = build_report(None, None, report, notebooks=["10"], parameters={"n_boot": 100}, progress=False)
+    assert result.ok, result.failed
+    mine = {p: p.read_bytes() for p in sorted(report.rglob("*")) if p.is_file()}
+    papermill = Path(sys.executable).with_name("papermill")
+    done = subprocess.run([str(papermill), str(report / "10_effort_and_protocol.ipynb"), str(tmp_path / "again.ipynb"),
+                           "--cwd", str(report), "-p", "protocol", "none"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert {p: p.read_bytes() for p in sorted(report.rglob("*")) if p.is_file()} == mine  # nothing overwritten
+    own = tmp_path / "R-rerun" / "10_effort_and_protocol"
+    assert (own / "tables" / "effort.csv").is_file() and (own / "figures" / "score_cost_frontier.png").is_file()
+    assert not (own / "tables" / "protocol_flags.csv").exists()  # the re-run's own choice: no audit
+    assert "rerun" in json.loads((report / "provenance.json").read_text())
+    # asked explicitly, a re-run writes into the report's folder
+    before = (report / "tables" / "effort.csv").stat().st_mtime_ns
+    done = subprocess.run([str(papermill), str(report / "10_effort_and_protocol.ipynb"), str(tmp_path / "b.ipynb"),
+                           "--cwd", str(report), "-p", "output_dir", ".", "-p", "n_boot", "100"],
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (report / "tables" / "effort.csv").stat().st_mtime_ns > before

@@ -341,3 +341,49 @@ def test_forest_says_why_a_row_has_no_interval_and_what_p_can_reach():
     texts = [x.get_text() for x in F.plot_forest(t).texts]
     assert "p=1.000 (p≥0.5 with 2 pairs); no interval, n=2" in texts and "no pairs" in texts
     plt.close("all")
+
+
+@pytest.mark.parametrize("n_families", [2, 4, 6])
+def test_the_family_heatmaps_tick_labels_never_overlap(n_families):
+    from sgr_kit.figures.scores import figure_family_heatmaps
+    from sgr_kit.taxonomy import FAMILIES
+
+    rows = [dict(system=s, variant="overall", metric=m, family=f, group_tasks=18, value=55.0)
+            for s in ("GPT-5.5", "Claude Opus 4.7", "Kimi K2.5") for f in FAMILIES[:n_families]
+            for m in ("item_f1", "row_f1")]  # fmt: skip
+    fig = figure_family_heatmaps(pd.DataFrame(rows), synthetic=False)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    heatmaps = [ax for ax in fig.axes if any(t.get_text() for t in ax.get_xticklabels())]
+    assert len(heatmaps) == 2
+    for ax in heatmaps:
+        labels = [t for t in ax.get_xticklabels() if t.get_text()]
+        assert len(labels) == n_families
+        if all(t.get_rotation() == 0 for t in labels):  # level: side by side, never overlapping
+            boxes = [t.get_window_extent(renderer) for t in labels]
+            assert all(a.x1 <= b.x0 for a, b in zip(boxes, boxes[1:])), n_families
+        else:  # slanted at 45 degrees, one line each, neighbours further apart (across the slant) than a line is high
+            assert n_families > 2 and all(t.get_rotation() == 45 and "\n" not in t.get_text() for t in labels)
+            xs = [ax.transData.transform((x, 0))[0] for x in ax.get_xticks()]
+            assert min(b - a for a, b in zip(xs, xs[1:])) / 2 ** 0.5 > labels[0].get_fontsize() * fig.dpi / 72
+    plt.close(fig)
+
+
+def test_svg_ids_do_not_depend_on_the_13th_digit_of_the_layout(tmp_path):
+    # matplotlib hashes a clip rectangle's coordinates at full precision into the clip path's id: a layout that
+    # differs by 1e-13 (text metrics of another machine) changed every id of an otherwise identical drawing
+    def make(nudge: float, name: str) -> bytes:
+        fig, ax = plt.subplots(figsize=(3, 2), layout="none")
+        ax.plot([0, 1, 2], [0, 1, 0], marker="o")
+        ax.errorbar([1], [0.5], yerr=[0.2], fmt="s")
+        pos = ax.get_position()
+        ax.set_position([pos.x0 + nudge, pos.y0, pos.width, pos.height])
+        (path,) = F.save_figure(fig, tmp_path / name, formats=("svg",))
+        plt.close(fig)
+        return path.read_bytes()
+
+    first, second = make(0.0, "a"), make(1e-13, "b")
+    assert first == second
+    import re
+
+    assert re.search(rb'clip-path="url\(#p\d{1,3}\)"', first) and not re.search(rb'id="[a-z]+[0-9a-f]{10}"', first)

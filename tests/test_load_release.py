@@ -357,3 +357,15 @@ def test_release_folder_reads_either_language_never_both(original_dir, tmp_path)
         load_tasks(root / "data_en", language="zh")
     with pytest.raises(SgrKitError, match=r"language must be one of en, zh; found 'fr'"):
         load_tasks(root, language="fr")
+
+
+def test_a_missing_local_looking_path_is_said_before_any_hub_lookup(tmp_path, monkeypatch):
+    import sgr_kit.load.release as release
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my" / "tasks").mkdir(parents=True)
+    monkeypatch.setattr(release, "_download", lambda *a, **k: pytest.fail("the Hub was asked for a local path"))
+    with pytest.raises(SgrKitError, match=r"task source my/taks: no such file or folder \(closest in my: my/tasks\); "
+                                          r"the folder my exists here, so this is read as a local path, not as a "
+                                          r"Hugging Face dataset id"):
+        load_tasks("my/taks")

@@ -151,3 +151,14 @@ def test_synthetic_tasks_are_never_called_the_release():
     demo = demo_paths()
     lines, _ = release_check(load_tasks(demo["constraint"], demo["goal"]))
     assert lines[0].startswith("release: SYNTHETIC tasks shaped like the full release: 50 of the 50 base tasks")
+
+
+def test_ids_not_of_the_release_are_not_counted_toward_its_domains():
+    # three NVD tasks of the release's shape and two of a lab's own: NVD has 3 of its 3, no excess warned
+    tasks = {t.task_id: t for i in range(1, 4) for t in _pair(f"nvd_{i:03d}", "NVD")}
+    tasks.update({t.task_id: t for name in ("mycve_1", "nvd-extra") for t in _pair(name, "NVD")})
+    lines, findings = release_check(tasks)
+    assert "NVD 3/3" in lines[1] and "(the 4 task(s) whose id is not of the release's shape not counted)" in lines[1]
+    assert not [f for f in findings if f.severity == "warning"]
+    assert {f.task_id for f in findings if "not an id of the release's shape" in f.message} == {
+        "mycve_1", "mycve_1-g", "nvd-extra", "nvd-extra-g"}

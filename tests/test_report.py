@@ -526,9 +526,17 @@ def test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill(built
         assert [c.get("execution_count") for c in shared.cells] == [c.get("execution_count") for c in alone.cells]
         differ = [i for i, (a, b) in enumerate(zip(shared.cells, alone.cells)) if _shown(a) != _shown(b)]
         assert differ == [], f"{name}: cells {differ} show something else when run alone"
-    after = files()
+    after = files()  # the re-runs never wrote into the report: its files are as built
     assert sorted(after) == sorted(before)
     assert [name for name in before if after[name] != before[name]] == []
+    # each saved page wrote the same bytes into a folder of its own, beside the report (ReportPlan.rerun_dir)
+    rerun = pristine.parent / "report-rerun"
+    written = {}
+    for name in NOTEBOOKS:
+        written.update({str(p.relative_to(rerun / name)): p.read_bytes() for p in sorted((rerun / name).rglob("*"))
+                        if p.is_file() and p.parent.name in ("tables", "figures")})  # fmt: skip
+    assert set(written) <= set(before) and set(before) - set(written) <= {"tables/headline.csv", "tables/headline.tex"}
+    assert [name for name in written if written[name] != before[name]] == []  # (the index writes the headline)
 
 
 def test_builds_in_one_process_leave_no_threads_or_open_files_behind(fixture, tmp_path):

@@ -23,6 +23,8 @@ score between flagged and clean answers does not say what the flag caused.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -34,7 +36,8 @@ from ._common import order_rows, require_columns, system_order
 
 __all__ = ["EFFORT_QUANTITIES", "EFFORT_COLUMNS", "FRONTIER_COLUMNS", "FLAG_MEANS_COLUMNS", "answer_effort",
            "effort_means", "effort_wide", "cost_axis", "score_cost_frontier", "flag_means", "describe_effort",
-           "format_effort"]  # fmt: skip
+           "effort_notes", "effort_display", "flag_display", "format_effort", "QUANTITY_LABELS", "NUMBER_FORMATS",
+           "HEADERS"]  # fmt: skip
 
 #: The effort quantities of :func:`effort_means`, in order (``tokens``: input plus output tokens).
 EFFORT_QUANTITIES: tuple[str, ...] = (
@@ -69,16 +72,18 @@ def _keys(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def answer_effort(scores: pd.DataFrame, usage: pd.DataFrame, steps: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per answer that has a trajectory: its scores beside its effort.
+    """One row per answer of the scores table: its scores beside its effort (unknown without a trajectory).
 
     Parameters
     ----------
     scores : DataFrame
-        The scores table of ``sgr-kit score``.
+        The scores table of ``sgr-kit score``: the answers of the main table, every one kept.
     usage : DataFrame
         :func:`sgr_kit.trajectories.trajectory_usage` of the same answers (with ``prices=``
         for costs the agents do not report); its ``seconds_source`` and ``cost_source`` are
-        kept (without them a value is ``reported`` when known, else ``unknown``).
+        kept (without them a value is ``reported`` when known, else ``unknown``). A run whose
+        answer is not in ``scores`` is left out (:func:`sgr_kit.trajectories.match.match_trajectories`
+        says which, with the closest names).
     steps : DataFrame, optional
         The steps table: where the usage table has no ``seconds`` for a run, its last step's
         time is used (``seconds_source`` ``last_step``). ``trajectory_usage`` already does so.
@@ -86,16 +91,20 @@ def answer_effort(scores: pd.DataFrame, usage: pd.DataFrame, steps: pd.DataFrame
     Returns
     -------
     DataFrame
-        The scores' columns, then the :data:`EFFORT_QUANTITIES` (missing = unknown, never 0),
-        ``cost_source`` and ``seconds_source``. Answers without a trajectory are left out.
+        The scores' columns, then ``has_trajectory`` (False: the answer's effort is unknown; its
+        scores count as in the main table), the :data:`EFFORT_QUANTITIES` (missing = unknown,
+        never 0), ``cost_source`` and ``seconds_source`` (``unknown`` without a trajectory).
 
     Examples
     --------
     >>> s = pd.DataFrame({"system": "a", "task_id": ["p1", "p2"], "repeat": 0, "item_f1": [1.0, 0.0]})
     >>> u = pd.DataFrame({"system": "a", "task_id": ["p1"], "repeat": 0, "steps": [4], "input_tokens": [900],
     ...                   "output_tokens": [100], "seconds": [None], "cost_usd": [0.02]})
-    >>> answer_effort(s, u)[["task_id", "item_f1", "steps", "tokens", "cost_usd", "cost_source"]].to_dict("records")
-    [{'task_id': 'p1', 'item_f1': 1.0, 'steps': 4, 'tokens': 1000.0, 'cost_usd': 0.02, 'cost_source': 'reported'}]
+    >>> answer_effort(s, u)[["task_id", "item_f1", "has_trajectory", "steps", "tokens", "cost_usd",
+    ...                      "cost_source"]].to_dict("records")
+    [{'task_id': 'p1', 'item_f1': 1.0, 'has_trajectory': True, 'steps': 4.0, 'tokens': 1000.0, 'cost_usd': 0.02, \
+'cost_source': 'reported'}, {'task_id': 'p2', 'item_f1': 0.0, 'has_trajectory': False, 'steps': nan, 'tokens': nan, \
+'cost_usd': nan, 'cost_source': 'unknown'}]
     """
     require_columns(scores, _KEY, name="scores", hint="the scores table of sgr-kit score")
     require_columns(usage, _KEY, name="usage", hint="the table of sgr_kit.trajectories.trajectory_usage")
@@ -124,9 +133,13 @@ def answer_effort(scores: pd.DataFrame, usage: pd.DataFrame, steps: pd.DataFrame
         effort.loc[fill, "seconds"] = effort.loc[fill, "_last"]
         effort.loc[fill, "seconds_source"] = "last_step"
         effort = effort.drop(columns="_last")
-    keep = [*_KEY, *EFFORT_QUANTITIES, "cost_source", "seconds_source"]
+    effort["has_trajectory"] = True
+    keep = [*_KEY, "has_trajectory", *EFFORT_QUANTITIES, "cost_source", "seconds_source"]
     table = _keys(scores).drop(columns=[c for c in keep if c in scores.columns and c not in _KEY])
-    out = table.merge(effort[keep], on=_KEY, how="inner", validate="one_to_one")
+    out = table.merge(effort[keep], on=_KEY, how="left", validate="one_to_one")
+    out["has_trajectory"] = out["has_trajectory"].eq(True)
+    for column in ("cost_source", "seconds_source"):
+        out[column] = out[column].fillna("unknown")
     for column in _INTEGER:
         if out[column].notna().all():
             out[column] = out[column].astype("int64")
@@ -177,8 +190,11 @@ def effort_means(
         Columns :data:`EFFORT_COLUMNS`; per system (Table 2's order, then others) one row per
         quantity: ``item_f1``, ``row_f1`` (percent points), then ``quantities`` in their own units
         (counts, tokens, seconds, USD) per task: the repeats of a task averaged first, then the
-        tasks, as for the scores. A task whose quantity is unknown in every repeat is left out of
-        that mean (``n_tasks`` counts the tasks in it; ``note`` says how many were left out).
+        tasks, as for the scores. Item-F1 and Row-F1 are those of the main table: every scored
+        answer under ``failure_policy``, with or without a trajectory. A task whose quantity is
+        unknown in every repeat (no trajectory, or not reported) is left out of that mean
+        (``n_tasks`` counts the tasks in it; ``note`` names the quantity and how many were left
+        out, then says why an interval is missing).
 
     Notes
     -----
@@ -217,11 +233,13 @@ def effort_means(
         parts.append(_means(table, tuple(quantities[i:i + 3]), **options))
     out = pd.concat(parts, ignore_index=True)
     tasks = table.groupby(["system", "task_id"]).size().groupby(level=0).size()
-    left = out["system"].map(tasks) - out["n_tasks"]
+    total = out["system"].map(tasks)
+    left = (total - out["n_tasks"]).where(~out["quantity"].isin(_SCORE), 0).fillna(0)
     out["note"] = [
-        "; ".join(n for n in (note, f"{int(k)} task(s) with the quantity unknown left out" if k > 0 else "") if n)
-        for note, k in zip(out["note"], left.fillna(0))
-    ]
+        "; ".join(n for n in (f"{q} unknown for {int(k)} of {int(n)} tasks: left out of its mean" if k > 0 else "",
+                              note) if n)
+        for q, note, k, n in zip(out["quantity"], out["note"].fillna(""), left, total.fillna(0))
+    ]  # fmt: skip
     out["synthetic"] = is_synthetic(table)
     out["quantity"] = out["quantity"].astype(TEXT_DTYPE)
     out = order_rows(out, {"system": system_order(out["system"]), "quantity": (*_SCORE, *quantities)})
@@ -376,7 +394,8 @@ def flag_means(
         The scores table.
     answers : DataFrame
         The answers audited: a table with ``system, task_id, repeat`` (the usage table, or
-        :func:`answer_effort`); only these answers are counted.
+        :func:`answer_effort`, whose answers without a trajectory, ``has_trajectory`` False, are
+        not audited); only these answers are counted.
     flags : DataFrame
         :func:`sgr_kit.trajectories.protocol.protocol_flags` of the same answers.
     flag_names : tuple of str, optional
@@ -408,6 +427,8 @@ def flag_means(
     require_columns(scores, (*_KEY, "base_id", "variant", "status", *_SCORE), name="scores",
                     hint="the scores table of sgr-kit score")  # fmt: skip
     require_columns(flags, (*_KEY, "flag"), name="flags", hint="the table of protocol_flags")
+    if "has_trajectory" in answers.columns:
+        answers = answers[answers["has_trajectory"].astype(bool)]
     audited = _keys(answers)[_KEY].drop_duplicates()
     table = _keys(scores).merge(audited, on=_KEY, how="inner")
     table = table[~table["status"].isin(UNSCORED_STATUSES)]
@@ -442,22 +463,36 @@ def flag_means(
     return out[list(FLAG_MEANS_COLUMNS)]
 
 
+#: Names of the effort quantities for reading (notes, headers), with their units.
+QUANTITY_LABELS: dict[str, str] = {
+    "item_f1": "Item-F1 (%)", "row_f1": "Row-F1 (%)", "steps": "steps", "tool_calls": "tool calls",
+    "searches": "searches", "fetches": "fetches", "pdfs": "PDF reads", "other_tools": "other tool calls",
+    "hosts": "distinct hosts", "input_tokens": "input tokens", "cached_input_tokens": "cached input tokens",
+    "output_tokens": "output tokens", "reasoning_tokens": "reasoning tokens", "tokens": "tokens (input + output)",
+    "seconds": "seconds", "cost_usd": "cost (USD)",
+}  # fmt: skip
+
+
 def describe_effort(table: pd.DataFrame, *, prices: object = None, example_prices: bool = False) -> str:
-    """One sentence on where the costs and durations of :func:`answer_effort` came from.
+    """One paragraph on which answers have a trajectory and where their costs and durations came from.
 
     Examples
     --------
-    >>> t = pd.DataFrame({"cost_source": ["reported", "priced", "unknown"],
-    ...                   "seconds_source": ["reported", "last_step", "reported"]})
+    >>> t = pd.DataFrame({"system": ["a", "a", "a", "b"], "has_trajectory": [True, True, True, False],
+    ...                   "cost_source": ["reported", "priced", "unknown", "unknown"],
+    ...                   "seconds_source": ["reported", "last_step", "reported", "unknown"]})
     >>> print(describe_effort(t, prices="prices.csv"))
-    3 answers with a trajectory. Costs: 1 reported by the agent, 1 priced from prices.csv (tokens times prices),
-    1 unknown (no price for the system or model, or tokens not reported). Durations: 2 reported by the agent, 1
-    taken from the last step's time.
+    4 answers, 3 with a trajectory. Costs: 1 reported by the agent, 1 priced from prices.csv (tokens times prices), 1
+    unknown (no price for the system or model, or tokens not reported). Durations: 2 reported by the agent, 1 taken
+    from the last step's time. The answer without a trajectory keeps its score (as in the main table); its effort is
+    unknown.
     """
     require_columns(table, ["cost_source", "seconds_source"], name="describe_effort",
                     hint="the table of sgr_kit.breakdowns.answer_effort")  # fmt: skip
-    cost = table["cost_source"].value_counts()
-    seconds = table["seconds_source"].value_counts()
+    has = table["has_trajectory"].astype(bool) if "has_trajectory" in table.columns else \
+        pd.Series(True, index=table.index)
+    cost = table.loc[has, "cost_source"].value_counts()
+    seconds = table.loc[has, "seconds_source"].value_counts()
     where = f"from {getattr(prices, 'name', prices)}" if prices is not None else "(no price file given)"
     parts = [f"{cost.get('reported', 0)} reported by the agent", f"{cost.get('priced', 0)} priced {where} (tokens "
              f"times prices{', EXAMPLE prices: made up, not real' if example_prices else ''})"]  # fmt: skip
@@ -470,9 +505,166 @@ def describe_effort(table: pd.DataFrame, *, prices: object = None, example_price
         durations.append(f"{seconds['last_step']} taken from the last step's time")
     if seconds.get("unknown", 0):
         durations.append(f"{seconds['unknown']} unknown")
-    text = (f"{len(table)} answers with a trajectory. Costs: {', '.join(parts)}. Durations: "
+    text = (f"{len(table)} answers, {int(has.sum())} with a trajectory. Costs: {', '.join(parts)}. Durations: "
             f"{', '.join(durations)}.")
+    if not has.all():
+        k = int((~has).sum())
+        text += (" The answer without a trajectory keeps its score (as in the main table); its effort is unknown."
+                 if k == 1 else f" The {k} answers without a trajectory keep their scores (as in the main table); "
+                 f"their effort is unknown.")  # fmt: skip
     return text + (" [synthetic data]" if is_synthetic(table) else "")
+
+
+def effort_notes(table: pd.DataFrame, means: pd.DataFrame) -> list[str]:
+    """For reading beside :func:`effort_means`: one sentence per system on what its means leave out.
+
+    Each names the system, how many of its answers have no trajectory, and which quantities are
+    unknown for how many of its tasks (left out of their means); systems with nothing left out
+    get no sentence.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"system": "a", "task_id": ["p1", "p2"], "has_trajectory": [True, False]})
+    >>> m = pd.DataFrame({"system": "a", "quantity": ["item_f1", "steps", "cost_usd"], "n_tasks": [2, 1, 0]})
+    >>> effort_notes(t, m)
+    ['a: 1 of 2 answers has no trajectory (its score counts; its effort is unknown); cost (USD) unknown for 2 of 2 \
+tasks (left out of the means); steps unknown for 1 of 2 tasks (left out of the means)']
+    """
+    require_columns(means, ["system", "quantity", "n_tasks"], name="effort_notes",
+                    hint="the table of sgr_kit.breakdowns.effort_means")  # fmt: skip
+    out = []
+    for system in system_order(means["system"]):
+        answers = table[table["system"] == system]
+        total = answers["task_id"].nunique()
+        parts = []
+        lacking = int((~answers["has_trajectory"].astype(bool)).sum()) if "has_trajectory" in answers.columns else 0
+        if lacking:
+            parts.append(f"{lacking} of {len(answers)} answers {'has' if lacking == 1 else 'have'} no trajectory "
+                         f"({'its score counts; its' if lacking == 1 else 'their scores count; their'} effort is "
+                         f"unknown)")  # fmt: skip
+        if lacking < len(answers):  # with no trajectory at all, every quantity is unknown: said above
+            rows = means[(means["system"] == system) & ~means["quantity"].isin(_SCORE)]
+            by_count: dict[int, list[str]] = {}
+            for quantity, n in zip(rows["quantity"], rows["n_tasks"]):
+                if total - int(n) > 0:
+                    by_count.setdefault(total - int(n), []).append(QUANTITY_LABELS.get(quantity, quantity))
+            parts += [f"{', '.join(labels)} unknown for {k} of {total} tasks (left out of the means)"
+                      for k, labels in sorted(by_count.items(), reverse=True)]  # fmt: skip
+        if parts:
+            out.append(f"{system}: {'; '.join(parts)}")
+    return out
+
+
+#: How each quantity is written for reading (on the page and in ``sgr-kit effort``): one format per quantity.
+NUMBER_FORMATS: dict[str, str] = {
+    "item_f1": ".1f", "row_f1": ".1f", "cost_usd": ".4f", "tokens": ",.0f", "input_tokens": ",.0f",
+    "cached_input_tokens": ",.0f", "output_tokens": ",.0f", "reasoning_tokens": ",.0f", "seconds": ",.0f",
+    "steps": ".1f", "tool_calls": ".1f", "searches": ".1f", "fetches": ".1f", "pdfs": ".1f", "other_tools": ".1f",
+    "hosts": ".1f",
+}  # fmt: skip
+#: Column headers for reading, with units (means per task; scores in percent points).
+HEADERS: dict[str, str] = {
+    "item_f1": "Item-F1 (%)", "row_f1": "Row-F1 (%)", "cost_usd": "cost per task (USD)",
+    "tokens": "tokens per task (input + output)", "input_tokens": "input tokens per task",
+    "cached_input_tokens": "cached input tokens per task", "output_tokens": "output tokens per task",
+    "reasoning_tokens": "reasoning tokens per task", "seconds": "seconds per task (s)", "steps": "steps per task",
+    "tool_calls": "tool calls per task", "searches": "searches per task", "fetches": "fetches per task",
+    "pdfs": "PDF reads per task", "other_tools": "other tool calls per task", "hosts": "distinct hosts per task",
+}  # fmt: skip
+
+
+#: The bootstrap's note on too few base problems (sgr_kit.stats.bootstrap_means), said shortly.
+_TOO_FEW = re.compile(r"^(\d+) base problem\(s\): no interval drawn \(too few: [\d.]+% intervals from (\d+) problems on\)$")
+
+
+def _interval_reason(note: object, quantity: str) -> str:
+    """The part of an :func:`effort_means` note saying why an interval is missing (the unknown count left aside)."""
+    if not isinstance(note, str):
+        return ""
+    parts = [p for p in note.split("; ") if p and not p.startswith(f"{quantity} unknown for ")]
+    text = "; ".join(parts)
+    match = _TOO_FEW.match(text)
+    if match is None:
+        return text
+    n = int(match.group(1))
+    return f"{n} base problem{'' if n == 1 else 's'}; an interval needs {match.group(2)}"
+
+
+def effort_display(means: pd.DataFrame, quantities: tuple[str, ...] | list[str]) -> pd.DataFrame:
+    """:func:`effort_means` for reading: one row per system, each quantity ``value [low, high]`` under a header with its unit.
+
+    A quantity unknown for every task of a system reads ``n/a (unknown for every task)``; a
+    value without an interval reads ``value [n/a: why]`` (too few base problems, every problem
+    with the same value...). Numbers use :data:`NUMBER_FORMATS` (the same as ``sgr-kit effort``).
+    For display only: the saved table keeps the numbers.
+
+    Examples
+    --------
+    >>> m = pd.DataFrame({"system": ["a", "a", "b", "b"], "quantity": ["item_f1", "cost_usd"] * 2,
+    ...     "value": [61.25, 0.125, 50.0, np.nan], "ci_low": [55.0, np.nan, 40.0, np.nan],
+    ...     "ci_high": [66.0, np.nan, 60.0, np.nan], "n_tasks": [10, 4, 10, 0],
+    ...     "note": ["", "cost_usd unknown for 6 of 10 tasks: left out of its mean; 4 base problem(s): no interval "
+    ...          "drawn (too few: 95% intervals from 6 problems on)", "", "cost_usd unknown for 10 of 10 tasks: left "
+    ...          "out of its mean"]})
+    >>> effort_display(m, ["item_f1", "cost_usd"]).to_dict("records")
+    [{'system': 'a', 'tasks': 10, 'Item-F1 (%)': '61.2 [55.0, 66.0]', 'cost per task (USD)': '0.1250 [n/a: 4 base \
+problems; an interval needs 6]'}, {'system': 'b', 'tasks': 10, 'Item-F1 (%)': '50.0 [40.0, 60.0]', 'cost per task \
+(USD)': 'n/a (unknown for every task)'}]
+    """
+    require_columns(means, ["system", "quantity", "value", "ci_low", "ci_high", "n_tasks"], name="effort_display",
+                    hint="the table of sgr_kit.breakdowns.effort_means")  # fmt: skip
+    rows = []
+    index = means.set_index(["system", "quantity"])
+    for system in system_order(means["system"]):
+        first = means[(means["system"] == system)]["n_tasks"]
+        row = {"system": system, "tasks": int(first.max()) if len(first) else 0}
+        for quantity in quantities:
+            if (system, quantity) not in index.index:
+                continue
+            r = index.loc[(system, quantity)]
+            fmt = NUMBER_FORMATS.get(quantity, ".2f")
+            if pd.isna(r["value"]):
+                text = "n/a (unknown for every task)" if int(r["n_tasks"]) == 0 else "n/a"
+            elif pd.isna(r["ci_low"]) or pd.isna(r["ci_high"]):
+                why = _interval_reason(r.get("note", ""), quantity)
+                text = format(r["value"], fmt) + (f" [n/a: {why}]" if why else " [n/a]")
+            else:
+                text = f"{format(r['value'], fmt)} [{format(r['ci_low'], fmt)}, {format(r['ci_high'], fmt)}]"
+            row[HEADERS.get(quantity, quantity)] = text
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def flag_display(by_flag: pd.DataFrame) -> pd.DataFrame:
+    """:func:`flag_means` for reading: headers with units, the share in percent, ``n/a`` with the reason.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"system": ["a"], "flag": ["stalled"], "n_answers": [8], "n_flagged": [0],
+    ...     "flagged_share": [0.0], **{f"{m}_{side}{s}": [np.nan if side == "flagged" else 50.0]
+    ...     for m in ("item_f1", "row_f1") for side in ("flagged", "clean") for s in ("", "_ci_low", "_ci_high")}})
+    >>> flag_display(t).iloc[0].to_dict()
+    {'system': 'a', 'flag': 'stalled', 'answers audited': 8, 'flagged': 0, 'flagged (%)': '0.0', \
+'Item-F1 flagged (%)': 'n/a (no flagged answer)', 'Item-F1 clean (%)': '50.0 [50.0, 50.0]', \
+'Row-F1 flagged (%)': 'n/a (no flagged answer)', 'Row-F1 clean (%)': '50.0 [50.0, 50.0]'}
+    """
+    out = pd.DataFrame({"system": by_flag["system"], "flag": by_flag["flag"],
+                        "answers audited": by_flag["n_answers"].astype(int),
+                        "flagged": by_flag["n_flagged"].astype(int),
+                        "flagged (%)": [format(v, ".1f") for v in by_flag["flagged_share"]]})  # fmt: skip
+    for metric, label in (("item_f1", "Item-F1"), ("row_f1", "Row-F1")):
+        for side in ("flagged", "clean"):
+            column = f"{metric}_{side}"
+            texts = []
+            for value, low, high in zip(by_flag[column], by_flag[f"{column}_ci_low"], by_flag[f"{column}_ci_high"]):
+                if pd.isna(value):
+                    texts.append(f"n/a (no {side} answer)")
+                elif pd.isna(low) or pd.isna(high):
+                    texts.append(f"{value:.1f} [n/a: too few base problems for an interval]")
+                else:
+                    texts.append(f"{value:.1f} [{low:.1f}, {high:.1f}]")
+            out[f"{label} {side} (%)"] = texts
+    return out.reset_index(drop=True)
 
 
 def format_effort(wide: pd.DataFrame, flags: pd.DataFrame | None = None, *, frontier: pd.DataFrame | None = None,
@@ -515,13 +707,12 @@ def format_effort(wide: pd.DataFrame, flags: pd.DataFrame | None = None, *, fron
     on = set(frontier.loc[frontier["on_frontier"].astype(bool), "system"]) if frontier is not None else set()
     table = pd.DataFrame({"system": [f"{s} *" if s in on else str(s) for s in wide["system"]],
                           "tasks": wide["n_tasks"].astype(int)})  # fmt: skip
-    columns = [("item_f1", "Item-F1", ".1f"), ("row_f1", "Row-F1", ".1f"), ("cost_usd", "cost/task (USD)", ".4f"),
-               ("tokens", "tokens/task", ",.0f"), ("seconds", "seconds/task", ",.0f"), ("steps", "steps", ".1f"),
-               ("searches", "searches", ".1f"), ("fetches", "fetches", ".1f"), ("pdfs", "PDFs", ".1f"),
-               ("hosts", "hosts", ".1f")]  # fmt: skip
-    for name, label, fmt in columns:
+    columns = [("item_f1", "Item-F1"), ("row_f1", "Row-F1"), ("cost_usd", "cost/task (USD)"),
+               ("tokens", "tokens/task"), ("seconds", "seconds/task"), ("steps", "steps"), ("searches", "searches"),
+               ("fetches", "fetches"), ("pdfs", "PDFs"), ("hosts", "hosts")]  # fmt: skip
+    for name, label in columns:
         if name in wide.columns:
-            table[label] = interval(name, fmt)
+            table[label] = interval(name, NUMBER_FORMATS[name])
     if "item_f1_per_usd" in wide.columns:
         table["pts/USD"] = [("n/a" if pd.isna(v) else f"{v:,.1f}") for v in wide["item_f1_per_usd"]]
     lines = ["Effort and cost per task (means, 95% intervals over base problems)",

@@ -37,9 +37,11 @@ last step (a stall: the duration runs 3,000 s past it; about one run in a hundre
 paper's 6,000 s budget is passed as well), a few of one system call Claude Code's native
 ``WebFetch`` (which the paper disabled), and one run reads the benchmark's own dataset page with
 ``curl`` (a ``Bash`` call in place of its ``python`` step). The protocol audit
-(:func:`sgr_kit.trajectories.protocol.protocol_flags`) finds exactly these, besides the
-``python`` and sub-agent (``Task``) calls the trajectories above already hold, which the paper's
-protocol (search, fetch and PDF only) does not allow either.
+(:func:`sgr_kit.trajectories.protocol.protocol_flags`) finds exactly these: the runs over the
+budget and the stalls (from the durations the records report), the ``WebFetch`` calls and the
+``curl`` (a shell reaching the web), and the visit of the benchmark. The ``python`` steps (no
+URL) and sub-agent (``Task``) calls the trajectories above hold retrieve nothing from outside
+and are not flagged.
 
 Every record says ``"synthetic": true``, every page text starts with ``SYNTHETIC``, and the
 hosts that are not the task's site are reserved ``.example`` names. The task's site is the

@@ -5,6 +5,8 @@ They take the table of :func:`sgr_kit.breakdowns.effort.score_cost_frontier` (on
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib import ticker
@@ -96,8 +98,10 @@ def plot_frontier(frontier: pd.DataFrame, *, ax: Axes | None = None, synthetic: 
                  size=text_size(0.9))  # fmt: skip
     unknown = frontier.loc[~frontier.index.isin(known.index), "system"].astype(str).tolist()
     if unknown:
-        ax.set_title(f"cost unknown: {', '.join(system_label(s) for s in unknown)}", fontsize=text_size(0.9),
-                     loc="left")  # fmt: skip
+        # wrapped to the panel's width: a long list would run into the next panel's title
+        names = ", ".join(system_label(s).replace(" ", "\u00a0") for s in unknown)  # a name is never split
+        title = textwrap.fill(f"cost unknown: {names}", width=48, break_on_hyphens=False)
+        ax.set_title(title, fontsize=text_size(0.9), loc="left")
     ax.legend(loc="lower right", handlelength=1.0)
     return finish(ax, frontier, synthetic)
 

@@ -180,8 +180,11 @@ def plot_score_heatmap(
     texts = grid.map(lambda v: f"{v:.0f}" if np.isfinite(v) else "").to_numpy() if annotate else None
     heatmap(ax, grid, cmap=SCORE_CMAP, vmin=0, vmax=100, labels=texts, cbar=cbar,
             cbar_label=f"{METRIC_LABELS.get(metric, metric)} ({_POINTS})")  # fmt: skip
-    ax.set_xticklabels(xlabels, rotation=0 if len(grid.columns) <= 4 else 45,
-                       ha="center" if len(grid.columns) <= 4 else "right", rotation_mode="anchor")  # fmt: skip
+    level = _level_labels(xlabels)
+    if not level:  # slanted, a label is one line: two slanted lines of neighbouring labels would cross
+        xlabels = [label.replace("\n", " ") for label in xlabels]
+    ax.set_xticklabels(xlabels, rotation=0 if level else 45, ha="center" if level else "right",
+                       rotation_mode="anchor")  # fmt: skip
     ax.set_yticklabels([system_label(s) for s in grid.index], rotation=0)
     ax.set(xlabel="", ylabel="")
     ax.tick_params(length=0)
@@ -341,6 +344,12 @@ def figure_item_vs_row(table: pd.DataFrame, *, width: float | None = None, synth
     return figure(plot_item_vs_row, table, width=side, height=side / scale(), synthetic=synthetic, **kwargs)
 
 
+def _level_labels(labels: Sequence[str]) -> bool:
+    """Whether tick labels fit side by side under a column-wide heatmap (about 32 characters across), else slanted."""
+    widest = max((len(line) for label in labels for line in str(label).split("\n")), default=0)
+    return len(labels) * widest <= 32
+
+
 def figure_family_heatmaps(
     table: pd.DataFrame,
     *,
@@ -360,7 +369,10 @@ def figure_family_heatmaps(
     >>> plt.close("all")
     """
     rows = table["system"].nunique() if "system" in table.columns else 1
-    height = len(metrics) * (0.9 + 0.19 * rows)
+    by = group_column(table, name="figure_family_heatmaps")
+    shorten = short_family if by == "family" else str
+    slanted = not _level_labels([shorten(g) for g in pd.unique(table[by])])  # slanted labels need more room
+    height = len(metrics) * (0.9 + 0.19 * rows + (0.45 if slanted else 0.0))
     size = (width or COLUMN_WIDTH * scale(), height * scale())
     fig, axs = plt.subplots(len(metrics), 1, figsize=size, layout="constrained", squeeze=False)
     for ax, metric in zip(axs[:, 0], metrics):

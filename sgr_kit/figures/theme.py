@@ -22,6 +22,7 @@ consideration for color vision deficiency (cividis). *PLOS ONE* 13(7): e0199239.
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -269,6 +270,26 @@ def _write_if_changed(path: Path, data: bytes) -> None:
         write_bytes(data, path, force=True)
 
 
+_HASHED_ID = re.compile(rb'id="([a-z]+)([0-9a-f]{10})"')
+
+
+def _numbered_ids(svg: bytes) -> bytes:
+    """``svg`` with matplotlib's hashed element ids (``p1a2b3c4d5e``: clip paths, markers) numbered in order.
+
+    Examples
+    --------
+    >>> _numbered_ids(b'<clipPath id="p0123456789"/><g clip-path="url(#p0123456789)"/><use xlink:href="#mabcdef0123"/>'
+    ...               b'<path id="mabcdef0123"/>')
+    b'<clipPath id="p1"/><g clip-path="url(#p1)"/><use xlink:href="#m2"/><path id="m2"/>'
+    """
+    found = list(dict.fromkeys(m.group(1) + m.group(2) for m in _HASHED_ID.finditer(svg)))
+    if not found:
+        return svg
+    names = {old: f"{old[:-10].decode()}{i}".encode() for i, old in enumerate(found, 1)}
+    pattern = re.compile(rb"(?<=[\"#])(" + b"|".join(re.escape(k) for k in names) + rb")(?=[\")])")
+    return pattern.sub(lambda m: names[m.group(1)], svg)
+
+
 def save_figure(
     fig: Figure,
     path: str | Path,
@@ -297,7 +318,9 @@ def save_figure(
     -----
     Dates, software versions and creators are left out of every file
     (``metadata=None`` values), SVG element ids are drawn from the fixed salt
-    ``svg.hashsalt``, and text is drawn as paths (SVG) or embedded TrueType (PDF),
+    ``svg.hashsalt`` and then numbered in order of appearance (matplotlib hashes a clip
+    rectangle's coordinates at full precision, so a layout that differs in the 13th digit on
+    another machine would change every id while the drawing is the same), and text is drawn as paths (SVG) or embedded TrueType (PDF),
     so that the same figure gives the same bytes on every build. A constrained
     layout is computed once and then frozen (the figure's layout engine is set to
     ``"none"``): matplotlib's constrained layout may move axes slightly on every
@@ -333,6 +356,7 @@ def save_figure(
         buffer = io.BytesIO()
         with mpl.rc_context(_SAVE_RC):
             fig.savefig(buffer, format=fmt, dpi=dpi, metadata=_METADATA[fmt])
-        _write_if_changed(target, buffer.getvalue())
+        data = buffer.getvalue()
+        _write_if_changed(target, _numbered_ids(data) if fmt == "svg" else data)
         written.append(target)
     return tuple(written)

@@ -378,10 +378,29 @@ def _download(repo_id: str, language: str = "en") -> Path:
     return Path(folder)
 
 
+def _check_local(path: Path, source: str) -> None:
+    """A missing path whose folder exists here is a mistyped local path, never a Hub dataset id: say so."""
+    parent = path.parent
+    if str(parent) in ("", ".") or not parent.is_dir() or source == DATASET_ID:
+        return
+    from ..errors import closest
+
+    try:
+        names = sorted(p.name for p in parent.iterdir() if not p.name.startswith("."))
+    except OSError:
+        names = []
+    near = closest(path.name, names)
+    hint = (f"closest in {parent}: {', '.join(str(parent / n) for n in near)}" if near else
+            f"{parent} holds {', '.join(names[:5]) + (' ...' if len(names) > 5 else '') if names else 'nothing'}")
+    raise SgrKitError(f"task source {source}: no such file or folder ({hint}); the folder {parent} exists here, so "
+                      f"this is read as a local path, not as a Hugging Face dataset id")  # fmt: skip
+
+
 def _read_one(source: Any, origin: int, language: str = "en") -> tuple[list[Record], list[Finding]]:
     path = Path(source)
     findings: list[Finding] = []
     if not path.exists():
+        _check_local(path, str(source))
         if looks_like_dataset_id(str(source)):
             path = _download(str(source), language)
             findings.append(Finding("info", "", "read", f"Hugging Face dataset {source} read from {path}"))

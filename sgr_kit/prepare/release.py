@@ -93,6 +93,29 @@ def _shown(items: list[str]) -> str:
     return ", ".join(items[:_SHOWN]) + (f" and {len(items) - _SHOWN} more" if len(items) > _SHOWN else "")
 
 
+def _not_release_ids(tasks: Mapping[str, Task], findings: list[Finding]) -> set[str]:
+    """The ids of ``tasks`` not of the release's shape for their domain; an ``info`` finding for each."""
+    unknown = set()
+    for task in tasks.values():
+        match = _ID.match(task.task_id)
+        domain = task.domain.upper()
+        if domain in _UNCHECKED_DOMAINS and match:
+            continue
+        prefixes = [p for p, ds in RELEASE_ID_PREFIXES.items() if domain in ds]
+        if match and match["prefix"] in prefixes:
+            continue
+        unknown.add(task.task_id)
+        head = match["prefix"] if match else task.task_id.split("_")[0]
+        near = prefixes or closest(head, RELEASE_ID_PREFIXES)
+        expected = f"{'/'.join(p + '_NNN' for p in near)}" if near else "<prefix>_NNN"
+        findings.append(Finding(
+            "info", task.task_id, "release",
+            f"task {task.task_id} ({task.domain}): not an id of the release's shape; expected {expected}[-g]"
+            + (f" (closest release prefixes: {', '.join(near)})" if near and not prefixes else ""),
+        ))
+    return unknown
+
+
 def release_check(tasks: Mapping[str, Task]) -> tuple[list[str], list[Finding]]:
     """The task set beside the public release: summary lines and findings.
 
@@ -135,9 +158,11 @@ def release_check(tasks: Mapping[str, Task]) -> tuple[list[str], list[Finding]]:
         f"({len(tasks) - n_goal} constraint, {n_goal} goal), {n_pairs} of the {PAPER_TASKS_PER_VARIANT} pairs"
     ]
     findings: list[Finding] = []
+    unknown = _not_release_ids(tasks, findings)
     domains: dict[str, set[str]] = {}
-    for task in tasks.values():
-        domains.setdefault(task.domain.upper(), set()).add(task.base_id)
+    for task in tasks.values():  # only ids of the release's shape count toward the release's domains
+        if task.task_id not in unknown:
+            domains.setdefault(task.domain.upper(), set()).add(task.base_id)
     shown = []
     for domain, expected in RELEASE_DOMAIN_TASKS.items():
         found = len(domains.get(domain, ()))
@@ -148,7 +173,9 @@ def release_check(tasks: Mapping[str, Task]) -> tuple[list[str], list[Finding]]:
                 f"domain {domain}: {found} base tasks loaded, the release has {expected} "
                 f"({', '.join(sorted(domains[domain]))})",
             ))
-    lines.append("  base tasks per domain (loaded/release): " + ", ".join(shown))
+    lines.append("  base tasks per domain (loaded/release): " + ", ".join(shown)
+                 + (f" (the {len(unknown)} task(s) whose id is not of the release's shape not counted)" if unknown
+                    else ""))  # fmt: skip
     other = sorted(d for d in domains if d not in RELEASE_DOMAIN_TASKS)
     if other:
         lines.append(f"  domains not in the release: {', '.join(other)}")
@@ -167,24 +194,6 @@ def release_check(tasks: Mapping[str, Task]) -> tuple[list[str], list[Finding]]:
             f"  crossed pair: {goal} shares the reference of {base} (its id suggests {goal.removesuffix('-g')}); "
             f"scored as the references pair them"
         )
-    unknown = []
-    for task in tasks.values():
-        match = _ID.match(task.task_id)
-        domain = task.domain.upper()
-        if domain in _UNCHECKED_DOMAINS and match:
-            continue
-        prefixes = [p for p, ds in RELEASE_ID_PREFIXES.items() if domain in ds]
-        if match and match["prefix"] in prefixes:
-            continue
-        unknown.append(task.task_id)
-        head = match["prefix"] if match else task.task_id.split("_")[0]
-        near = prefixes or closest(head, RELEASE_ID_PREFIXES)
-        expected = f"{'/'.join(p + '_NNN' for p in near)}" if near else "<prefix>_NNN"
-        findings.append(Finding(
-            "info", task.task_id, "release",
-            f"task {task.task_id} ({task.domain}): not an id of the release's shape; expected {expected}[-g]"
-            + (f" (closest release prefixes: {', '.join(near)})" if near and not prefixes else ""),
-        ))
     if unknown:  # only an id of another shape may be a renumbered one; a partial release alone says nothing
         findings.append(Finding("info", "", "release", RENUMBERED_NOTE))
     lines.append(f"  task-set fingerprint (SHA-256 of the scored content): {task_fingerprint(tasks)}")

@@ -27,7 +27,7 @@ from ..types import Task
 from .release import RENUMBERED_NOTE, release_check
 from .tasks import collect
 
-__all__ = ["ValidationReport", "validate"]
+__all__ = ["ValidationReport", "validate", "trajectory_findings", "findings_text"]
 
 _REPORT_COLUMNS = ["severity", "task_id", "kind", "message"]
 _SEVERITIES = ("error", "warning", "info")
@@ -285,3 +285,54 @@ def _scoring_findings(tasks: Mapping[str, Task]) -> list[Finding]:
                     break
             found += [Finding("warning", task.task_id, "schema", f"{task.source}: {w.message}") for w in caught]
     return found
+
+
+def trajectory_findings(runs: Any, trajectories: Any) -> list[Finding]:
+    """What ``sgr-kit validate --runs R --trajectories T`` reports on the two together.
+
+    Errors: trajectories of a system, task or repeat that no answer has (``unknown_system``,
+    ``unknown_task``, ``unknown_repeat``, with the closest names: effort, cost and the protocol
+    audit would leave them out). Warnings: answers whose text differs from their trajectory's
+    final answer (``answer_differs``: the two files are not of the same runs), and systems whose
+    answers lack trajectories (``no_trajectory``: their effort will be unknown).
+
+    Parameters
+    ----------
+    runs : iterable of Answer
+        The answers read (:func:`sgr_kit.load.read_runs`).
+    trajectories : list of Trajectory
+        The trajectories read (:func:`sgr_kit.trajectories.source.read_trajectories`).
+    """
+    from ..trajectories.match import differing_answers, match_trajectories
+
+    runs, trajectories = list(runs), list(trajectories)
+    answers = pd.DataFrame([(a.system, a.task_id, a.repeat) for a in runs], columns=["system", "task_id", "repeat"])
+    keys = pd.DataFrame([(t.system, t.task_id, t.repeat) for t in trajectories],
+                        columns=["system", "task_id", "repeat"])  # fmt: skip
+    found = []
+    for row in match_trajectories(answers, keys).itertuples(index=False):
+        severity = "warning" if row.kind == "no_trajectory" else "error"
+        found.append(Finding(severity, "", row.kind, row.message))
+    for row in differing_answers(runs, trajectories).itertuples(index=False):
+        found.append(Finding("warning", row.task_id, "answer_differs", row.message))
+    return found
+
+
+def findings_text(title: str, findings: list[Finding]) -> str:
+    """``findings`` as ``sgr-kit validate`` prints them, under ``title``, with a result line."""
+    lines = [title]
+    for severity in _SEVERITIES:
+        found = [f for f in findings if f.severity == severity]
+        if found:
+            lines.append(f"{_HEADINGS[severity]} ({len(found)}):")
+            shown: dict[str, int] = {}
+            for f in found:
+                shown[f.kind] = shown.get(f.kind, 0) + 1
+                if shown[f.kind] <= _SHOWN_PER_KIND:
+                    lines.append(f"  [{f.kind}] {f.message}")
+            lines += [f"  [{kind}] ... and {n - _SHOWN_PER_KIND} more" for kind, n in shown.items()
+                      if n > _SHOWN_PER_KIND]  # fmt: skip
+    n_err = sum(f.severity == "error" for f in findings)
+    n_warn = sum(f.severity == "warning" for f in findings)
+    lines.append(f"result: {'OK' if n_err == 0 else 'FAILED'} ({n_err} errors, {n_warn} warnings)")
+    return "\n".join(lines)

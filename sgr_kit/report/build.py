@@ -310,9 +310,14 @@ def build_report(
             fingerprint = json.loads((out / "provenance.json").read_text(encoding="utf-8"))["scoring"].get(
                 "tasks_fingerprint", "")
         else:
-            task_set, _, (scores, cells) = score_files(tasks, runs, profile=profile, rules=rules, pairing=pairing,
-                                                       strict_pairing=strict_pairing, progress=progress,
-                                                       language=language)
+            with warnings.catch_warnings():
+                if trajectories is not None:  # their notes are said once, when they are read below
+                    from ..trajectories import TrajectoryNote
+
+                    warnings.simplefilter("ignore", TrajectoryNote)
+                task_set, _, (scores, cells) = score_files(tasks, runs, profile=profile, rules=rules, pairing=pairing,
+                                                           strict_pairing=strict_pairing, progress=progress,
+                                                           language=language)  # fmt: skip
             fingerprint = task_fingerprint(task_set)
             write_table(scores, building / "scores.csv")
             write_table(cells, building / "cells.parquet")
@@ -329,19 +334,23 @@ def build_report(
             shutil.copyfile(plan.prices, building / plan.given["prices_path"])
         if plan.protocol not in ("paper", "none"):
             shutil.copyfile(plan.protocol, building / plan.given["protocol"])
-        if trajectories is not None:  # per-answer site reach, usage and protocol flags, computed once
+        if trajectories is not None:  # per-answer site reach, usage and protocol flags, from one reading
             from ..trajectories import protocol_flags, read_tool_kinds, site_reach, tool_kind_sources, trajectory_usage
+            from ..trajectories.match import match_trajectories, warn_unmatched
+            from ..trajectories.source import read_trajectories
 
             kinds = read_tool_kinds(plan.tool_kinds) if plan.tool_kinds else None
             sites = task_set if task_set is not None else load_tasks(*tasks, language=language)
-            write_table(site_reach(trajectories, sites, tool_kinds=kinds), building / "site-reach.csv", force=True)
-            write_table(tool_kind_sources(trajectories, tool_kinds=kinds), building / "tool-kind-sources.csv",
-                        force=True)  # fmt: skip
-            usage = trajectory_usage(trajectories, tool_kinds=kinds, prices=plan.prices)
+            read = read_trajectories(trajectories, tool_kinds=kinds, notes=lambda note: say(f"trajectories: {note}"))
+            write_table(site_reach(read, sites), building / "site-reach.csv", force=True)
+            write_table(tool_kind_sources(read), building / "tool-kind-sources.csv", force=True)
+            usage = trajectory_usage(read, prices=plan.prices)
             write_table(usage, building / "usage.csv", force=True)
+            warn_unmatched(match_trajectories(loaded.scores, usage), answers=False)  # the page says who lacks them
             if plan.given["flags_path"] is not None:
-                flags = protocol_flags(trajectories, sites, protocol=plan.protocol, tool_kinds=kinds, usage=usage)
+                flags = protocol_flags(read, sites, protocol=plan.protocol, usage=usage)
                 write_table(flags, building / "protocol-flags.csv", force=True)
+            del read
         write_table(audit(), building / "paper-audit.csv", force=True)
         shown = _subset(loaded.scores, analysis["systems"])
         write_text(format_summary(shown, failure_policy=analysis["failure_policy"]) + "\n", building / "summary.txt",
@@ -371,7 +380,9 @@ def build_report(
             "notebooks": [{"name": r.name, "status": "ok" if r.ok else "failed", "seconds": round(r.seconds, 3),
                            "error": r.error, "kept": r in kept} for r in runs_done],
             "workers": workers, "synthetic": loaded.synthetic,
-            "rerun": "papermill <notebook>.ipynb <copy>.ipynb --cwd <this folder> (paths are relative to it)",
+            "rerun": ("papermill <notebook>.ipynb <copy>.ipynb --cwd <this folder> (paths are relative to it); a re-run "
+                      "writes its tables and figures to ../<this folder>-rerun/<notebook>, never into this report, "
+                      "unless given -p output_dir ."),
         }
         provenance["files"] = sorted(set(report_files(building)) | {"provenance.json"})
         write_text(json.dumps(provenance, indent=2, default=str) + "\n", building / "provenance.json", force=True)

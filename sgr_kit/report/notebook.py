@@ -27,7 +27,7 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import pandas as pd
 
@@ -475,7 +475,7 @@ def _tagged(cell: Any, tag: str) -> bool:
     return tag in (cell.get("metadata", {}).get("tags") or [])
 
 
-def keep_parameters(executed: str | os.PathLike) -> bool:
+def keep_parameters(executed: str | os.PathLike, *, saved: Mapping[str, Any] | None = None) -> bool:
     r"""Make an executed notebook's ``parameters`` cell hold the values papermill injected, and drop the injected cell.
 
     Papermill writes the values it was given into a cell tagged ``injected-parameters``
@@ -484,6 +484,10 @@ def keep_parameters(executed: str | os.PathLike) -> bool:
     into the ``parameters`` cell itself (each value where its default was, the comments
     kept), the values are the saved notebook's own: ``papermill page.ipynb copy.ipynb --cwd
     REPORT -p n_boot 200`` changes ``n_boot`` and nothing else.
+
+    ``saved`` gives values the saved notebook holds in place of the injected ones (the report
+    build gives each page an ``output_dir`` of its own, so that a re-run never writes into the
+    report: :meth:`~sgr_kit.report.plan.ReportPlan.rerun_dir`).
 
     Returns True when the notebook was rewritten (False: no injected cell, or no
     ``parameters`` cell to hold its values; the file is then left as it is).
@@ -519,6 +523,9 @@ def keep_parameters(executed: str | os.PathLike) -> bool:
         source = nb.cells[i].source
         given.update({name: ast.get_source_segment(source, node.value)
                       for name, node in _assignments(source).items()})
+    for name, value in (saved or {}).items():
+        if name in given:
+            given[name] = repr(value)
     defaults = _assignments(cell.source)
     extra = []
     # from the last line up, so that a replacement does not move the columns of the ones before it

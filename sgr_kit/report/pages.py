@@ -168,12 +168,13 @@ class _PageRunner:
 _EXPORT = threading.Lock()  # one HTML exporter, used by one page thread at a time
 
 
-def _execute(job: tuple[str, str, str, dict, tuple[str, ...]], runner: _PageRunner,
+def _execute(job: tuple, runner: _PageRunner,
              stopping: threading.Event) -> NotebookRun:
     """Run one notebook with papermill and export its page (in a page thread); never raises."""
     import papermill
 
-    source, name, folder, parameters, long_names = job
+    source, name, folder, parameters, long_names, *rest = job
+    rerun = rest[0] if rest else None
     own = is_own_page(source)
     start = time.perf_counter()
     executed = Path(folder) / f"{name}.ipynb"
@@ -195,7 +196,8 @@ def _execute(job: tuple[str, str, str, dict, tuple[str, ...]], runner: _PageRunn
     if executed.is_file() and not stopping.is_set():
         try:
             _relative_metadata(executed, source)
-            keep_parameters(executed)  # the saved page's parameters cell holds this report's values
+            # the saved page's parameters cell holds this report's values, but an output folder of its own
+            keep_parameters(executed, saved={"output_dir": rerun} if rerun and "output_dir" in parameters else None)
             with _EXPORT:
                 export_html(executed, Path(folder) / f"{name}.html", long_names=long_names)
         except Exception as exc:

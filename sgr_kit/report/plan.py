@@ -139,9 +139,25 @@ class ReportPlan:
     tool_kinds: str | None = None
 
     def jobs(self, folder: str | os.PathLike, *, long_names: Sequence[str] = ()) -> list[tuple]:
-        """One job per notebook: (notebook, name, folder, the parameters papermill injects, long names to cut)."""
+        """One job per notebook: (notebook, name, folder, the parameters papermill injects, long names to cut, the
+        saved page's own ``output_dir``: :meth:`rerun_dir`)."""
         return [(str(src), src.stem, str(folder), {k: v for k, v in self.given.items() if k in self.known[src.stem]},
-                 tuple(long_names)) for src in self.sources]
+                 tuple(long_names), self.rerun_dir(src.stem)) for src in self.sources]
+
+    def rerun_dir(self, page: str) -> str:
+        """Where a saved page run again outside the build writes its tables and figures: a folder of its own.
+
+        ``../<report>-rerun/<page>``, relative to the report folder (a saved page runs with the
+        report folder as its working directory: ``papermill R/page.ipynb copy.ipynb --cwd R``),
+        so a re-run never overwrites the report's own files, which its pages and
+        ``provenance.json`` describe; ``-p output_dir .`` asks for the report's folder explicitly.
+
+        Examples
+        --------
+        >>> ReportPlan(Path("out/R"), [], [], None, [], {}, {}, {}).rerun_dir("10_effort_and_protocol")
+        '../R-rerun/10_effort_and_protocol'
+        """
+        return f"../{self.out.name}-rerun/{page}"
 
 
 def plan_report(

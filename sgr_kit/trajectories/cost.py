@@ -28,6 +28,7 @@ import io
 import math
 import os
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -277,6 +278,24 @@ def _number(frame: pd.DataFrame, column: str) -> np.ndarray:
     return pd.to_numeric(frame[column], errors="coerce").astype("float64").to_numpy()
 
 
+def _unmatched_rows(table: pd.DataFrame, *, names: pd.Series, models: np.ndarray) -> None:
+    """Warn for each price row that names no system (or model) of the runs, with the closest names."""
+    from .match import closest_names
+
+    known = {"system": sorted(set(names)), "model": sorted({m for m in models if m})}
+    present = {"system": {n.casefold() for n in known["system"]}, "model": set(known["model"])}
+    for row in table.to_dict("records"):
+        match, name = str(row["match"]), str(row["name"])
+        if name.casefold() in present[match]:
+            continue
+        near = closest_names(name, known[match])
+        hint = (f"closest: {', '.join(map(repr, near))}" if near else
+                f"the runs' {match}s: {', '.join(map(repr, known[match][:6]))}" if known[match] else
+                f"no run names a {match}")  # fmt: skip
+        warnings.warn(f"{row['source']}: price row for {match} {name!r} matches no {match} of the runs ({hint}); "
+                      f"its prices are not used", UserWarning, stacklevel=4)
+
+
 def price_usage(usage: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
     """``usage`` with ``cost_usd`` filled from ``prices`` where the agent reported none, and ``cost_source``.
 
@@ -301,6 +320,12 @@ def price_usage(usage: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
           known, and the cached ones too unless the row prices cached input as plain input;
           ``searches x per_search`` is added when the row has ``per_search``;
         - ``unknown``: neither; ``cost_usd`` stays missing.
+
+    Warns
+    -----
+    UserWarning
+        For each price row whose system or model no run of ``usage`` has (a typo, or another
+        name in the runs), naming its file and line and the closest names, once per row.
 
     Raises
     ------
@@ -350,6 +375,7 @@ def price_usage(usage: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
                     continue
                 value += searches[i] * per_search
             cost[i], source[i] = value, "priced"
+        _unmatched_rows(table, names=out["system"].astype(str), models=model_names)
     out["cost_usd"] = cost
     out["cost_source"] = pd.Series(source, index=out.index, dtype=TEXT_DTYPE)
     return out

@@ -31,14 +31,16 @@ import functools
 import ipaddress
 import json
 import re
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
+from urllib.parse import parse_qsl, unquote
 
 from ada_url import URL
 
 from ..errors import SgrKitError
 from ..types import Task
 
-__all__ = ["host_of", "url_list", "task_sites", "on_site", "first_url", "registrable_domain"]
+__all__ = ["host_of", "url_list", "task_sites", "on_site", "first_url", "all_urls", "web_url", "WebUrl",
+           "registrable_domain"]
 
 _URL = re.compile(r"https?://[^\s\"'<>|\\^`{}]+", re.IGNORECASE)
 #: A scheme-less web address: a host name with at least one dot (any of the dots IDNA maps
@@ -46,6 +48,7 @@ _URL = re.compile(r"https?://[^\s\"'<>|\\^`{}]+", re.IGNORECASE)
 _BARE_HOST = re.compile(r"^[\w%-]+([.\u3002\uff0e\uff61][\w%-]+)+(:\d+)?([/?#]|$)")
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 _WEB = ("http:", "https:")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @functools.lru_cache(maxsize=1)
@@ -83,21 +86,28 @@ def registrable_domain(host: str) -> str:
     return _suffixes().privatesuffix(host) or ""
 
 
-def _host(text: str) -> str:
+def _parse(text: str) -> URL | None:
     if "://" not in text and _BARE_HOST.match(text):
         text = "http://" + text
     elif not _SCHEME.match(text):
-        return ""  # a path or a word: no web address
+        return None  # a path or a word: no web address
     try:
         url = URL(text)
     except ValueError:  # not a URL by the WHATWG rules (e.g. an invalid IPv6 literal)
-        return ""
-    if url.protocol not in _WEB:
-        return ""
+        return None
+    return url if url.protocol in _WEB else None
+
+
+def _normal_host(url: URL) -> str:
     host = url.hostname.rstrip(".")
     if host.startswith("www.") and registrable_domain(host[4:]):
         host = host[4:]
     return host
+
+
+def _host(text: str) -> str:
+    url = _parse(text)
+    return "" if url is None else _normal_host(url)
 
 
 def host_of(url: str) -> str:
@@ -143,6 +153,80 @@ def first_url(value: Any) -> str:
             if url:
                 return url
     return ""
+
+
+def all_urls(value: Any, *, limit: int = 20) -> tuple[str, ...]:
+    """Every ``http(s)`` URL written anywhere in ``value`` (text, or JSON data), distinct, at most ``limit``.
+
+    What a shell command or another tool's arguments reach (``curl A && curl B`` reaches both).
+    Lone surrogates (no Unicode character) become U+FFFD.
+
+    Examples
+    --------
+    >>> all_urls({"command": "curl -s https://a.org/x && wget 'https://hf.co/datasets/x/y' -O -"})
+    ('https://a.org/x', 'https://hf.co/datasets/x/y')
+    """
+    found: dict[str, None] = {}
+    stack = [value]
+    while stack and len(found) < limit:
+        item = stack.pop()
+        if isinstance(item, str):
+            for match in _URL.finditer(item):
+                found[_SURROGATE.sub("\ufffd", match.group(0).rstrip(".,;:)]"))] = None
+                if len(found) >= limit:
+                    break
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+    return tuple(found)
+
+
+class WebUrl(NamedTuple):
+    """A web address as a server reads it (:func:`web_url`).
+
+    Attributes
+    ----------
+    host : str
+        The host, normalised as :func:`host_of` gives it.
+    path : str
+        The path, percent-decoded once.
+    query : str
+        The query (without ``?``), percent-decoded once.
+    params : tuple of (str, str)
+        The query's name and value pairs, each decoded.
+    """
+
+    host: str
+    path: str
+    query: str
+    params: tuple[tuple[str, str], ...]
+
+
+def web_url(url: str) -> WebUrl | None:
+    """``url`` parsed as a browser does (:func:`host_of`), its path and query percent-decoded; None for no web URL.
+
+    ``host`` is normalised as :func:`host_of` gives it; ``path`` and ``query`` are percent-decoded
+    once, as the server decodes them (``%53GR`` is ``SGR``, ``PKUAIWeb%2FSGR-BENCH`` is
+    ``PKUAIWeb/SGR-BENCH``), and ``params`` holds the query's ``(name, value)`` pairs decoded.
+
+    Examples
+    --------
+    >>> web_url("https://datasets-server.huggingface.co/rows?dataset=PKUAIWeb%2FSGR-BENCH&split=test")
+    WebUrl(host='datasets-server.huggingface.co', path='/rows', query='dataset=PKUAIWeb/SGR-BENCH&split=test', \
+params=(('dataset', 'PKUAIWeb/SGR-BENCH'), ('split', 'test')))
+    >>> web_url("https://HF.co/datasets/PKUAIWeb/%53GR-BENCH").path, web_url("notes/a.txt")
+    ('/datasets/PKUAIWeb/SGR-BENCH', None)
+    """
+    if not isinstance(url, str) or not url.strip():
+        return None
+    parsed = _parse(url.strip())
+    if parsed is None:
+        return None
+    search = parsed.search[1:]
+    return WebUrl(_normal_host(parsed), unquote(parsed.pathname, errors="replace"),
+                  unquote(search, errors="replace"),
+                  tuple(parse_qsl(search, keep_blank_values=True, errors="replace")))  # fmt: skip
 
 
 def url_list(value: Any) -> tuple[str, ...]:

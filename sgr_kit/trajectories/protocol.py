@@ -15,30 +15,45 @@ These are the profile ``paper`` (:data:`PAPER_PROTOCOL`). :func:`protocol_flags`
 against a profile and raises four flags:
 
 ``over_budget``
-    the run took longer than ``budget_seconds``: its duration is the agent's own ``seconds``
-    (the usage table) when reported, else the time of its last step; or a runner's time limit
-    of at least the budget ended it (an inspect_ai log's ``EvalSample.limit``, as sgr-kit's
-    runner sets it: :mod:`sgr_kit.run.limits`);
+    the run took longer than ``budget_seconds``: its duration is the agent's own reported
+    duration (read with the trajectories, as :func:`~sgr_kit.trajectories.trajectory_usage`
+    reads it, or from a usage table) when reported, else the time of its last step; or a
+    runner's time limit of at least the budget ended it (an inspect_ai log's
+    ``EvalSample.limit``, as sgr-kit's runner sets it: :mod:`sgr_kit.run.limits`);
 ``stalled``
-    some stretch without a step was longer than ``stall_seconds``: between the start and the
-    first step, between two steps, or (when the run's duration is reported) between the last
-    step and the end. Only where step times are known; or the runner's stall limit of at least
-    ``stall_seconds`` ended it (recorded in its inspect_ai log);
+    some stretch without a step was longer than ``stall_seconds``, counted only where it is
+    known: from the start to the first step, between two consecutive steps, or from the last
+    step to the run's reported end, each end of the stretch with a known time and no step of
+    unknown time between them; or the runner's stall limit of at least ``stall_seconds`` ended
+    it (recorded in its inspect_ai log);
 ``tool_outside_protocol``
-    a tool call of a kind the profile does not allow (``allowed_kinds``; the paper: ``search``,
-    ``fetch``, ``pdf``, so any other tool, e.g. a shell running ``curl``), or of a tool the
-    profile names as disabled (``disabled_tools``; the paper: Claude Code's native
-    ``WebSearch`` and ``WebFetch``);
+    a **retrieval** call the profile does not allow. The paper restricts the tools that
+    retrieve from outside, not the agent's own bookkeeping: a call retrieves when it is a
+    search, fetch or PDF call, or any other tool that reaches the web (a URL in its arguments:
+    a shell running ``curl https://...``, a code tool fetching a page). Tools that retrieve
+    nothing from outside (:data:`LOCAL_TOOLS`: loading tool definitions, plans and to-do lists,
+    asking the user, starting a sub-agent, reading and editing local files) and other tools
+    without a URL in their arguments (a shell running ``ls``) are never flagged. A retrieval call
+    is outside the protocol when its kind is not in ``allowed_kinds`` (the paper: ``search``,
+    ``fetch``, ``pdf``; so a shell reaching the web is flagged). Whatever the kind, a tool named
+    in ``disabled_tools`` (the paper: Claude Code's native ``WebSearch`` and ``WebFetch``) is
+    always flagged, and one named in ``allowed_tools`` never is;
 ``benchmark_visited``
-    a query or URL that reaches the benchmark itself: a URL under one of ``benchmark_urls``
-    (the dataset page the paper's abstract names, ``huggingface.co/datasets/PKUAIWeb/SGR-BENCH``,
-    and its files), a query or URL naming the benchmark (``benchmark_names``: ``SGR-Bench``
-    spelt with a space, hyphen, underscore or nothing, the dataset id, the paper's title), or a
-    query holding a whole line of the task's reference answer (its own text, at least
-    ``reference_chars`` characters, header left aside).
+    a query or URL that reaches the benchmark itself. URLs are those of the step and every URL
+    in a tool call's arguments, parsed as a browser parses them and decoded as the server
+    decodes them (:func:`~sgr_kit.trajectories.hosts.web_url`; ``%53GR-BENCH`` is ``SGR-BENCH``,
+    ``hf.co`` is ``huggingface.co``): a URL under one of ``benchmark_urls`` (the dataset page the
+    paper's abstract names, ``huggingface.co/datasets/PKUAIWeb/SGR-BENCH``, and its files), a
+    URL on the Hub naming the dataset in its path or query
+    (``datasets-server.huggingface.co/rows?dataset=PKUAIWeb%2FSGR-BENCH``), a query or URL
+    naming the benchmark (``benchmark_names``: ``SGR-Bench`` spelt with a space, hyphen,
+    underscore or nothing, the dataset id, the paper's title), or a query holding a whole line
+    of the task's reference answer (its own text, at least ``reference_chars`` characters,
+    header left aside).
 
 A profile file (YAML or JSON) overrides any of the keys of :class:`Protocol` on top of the
-paper's profile; ``protocol="none"`` turns the audit off (an empty table).
+paper's profile; ``protocol="none"`` turns the audit off (an empty table). The same profile is
+what a run enforces and what the audit checks.
 """
 
 from __future__ import annotations
@@ -48,7 +63,7 @@ import os
 import re
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -56,9 +71,11 @@ import pandas as pd
 from ..errors import SgrKitError, decode_json, decode_yaml, describe
 from ..schema import TEXT_DTYPE
 from ..types import Task
+from .hosts import host_of, registrable_domain, web_url
 from .reach import _task_map
 
-__all__ = ["FLAGS", "FLAG_COLUMNS", "Protocol", "PAPER_PROTOCOL", "read_protocol", "protocol_flags"]
+__all__ = ["FLAGS", "FLAG_COLUMNS", "LOCAL_TOOLS", "Protocol", "PAPER_PROTOCOL", "read_protocol", "protocol_flags",
+           "is_retrieval", "describe_protocol"]
 
 #: The flags of :func:`protocol_flags`, in order.
 FLAGS: tuple[str, ...] = ("over_budget", "stalled", "tool_outside_protocol", "benchmark_visited")
@@ -66,6 +83,32 @@ FLAGS: tuple[str, ...] = ("over_budget", "stalled", "tool_outside_protocol", "be
 FLAG_COLUMNS: tuple[str, ...] = ("system", "task_id", "repeat", "flag", "detail")
 _KEY = ["system", "task_id", "repeat"]
 _TOOL_KINDS = ("search", "fetch", "pdf", "tool")
+_RETRIEVAL_KINDS = ("search", "fetch", "pdf")
+
+#: Tools that retrieve nothing from outside, whatever their arguments say: never a retrieval call
+#: (compared case-insensitively, also without an MCP ``mcp__<server>__`` prefix). Claude Code's
+#: built-in tools other than ``Bash``, ``PowerShell``, ``Monitor``, ``WebSearch`` and ``WebFetch``
+#: (the tool names of its tools reference, code.claude.com/docs/en/tools-reference, and older
+#: names: ``Task``, ``LS``, ``MultiEdit``, ``TodoRead``, ``NotebookRead``, ``KillBash``); Codex
+#: CLI's (``codex-rs/core/src/tools/spec.rs``: ``update_plan``, ``apply_patch``, ``view_image``,
+#: the MCP resource tools, ``request_user_input``, the sub-agent tools, the file tools; and the
+#: ``todo_list`` and ``file_change`` items of ``codex exec --json``); inspect_ai's ReAct agent's
+#: ``submit`` (its answer). Shells and code tools are
+#: not here: they retrieve when their arguments hold a URL.
+LOCAL_TOOLS: frozenset[str] = frozenset(name.casefold() for name in (
+    # Claude Code: sub-agents, plans and to-dos, tool definitions, questions, local files, schedules
+    "Agent", "Task", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "TaskOutput", "TaskStop", "SendMessage",
+    "TodoWrite", "TodoRead", "ToolSearch", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode", "EnterWorktree",
+    "ExitWorktree", "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead", "Glob", "Grep", "LS", "LSP",
+    "Skill", "SlashCommand", "CronCreate", "CronDelete", "CronList", "BashOutput", "KillShell", "KillBash",
+    "ListMcpResourcesTool", "ReadMcpResourceTool", "StructuredOutput",
+    # Codex CLI: plans and to-dos, patches, images, MCP resources, questions, sub-agents, local files
+    "update_plan", "todo_list", "apply_patch", "file_change", "view_image", "list_mcp_resources",
+    "list_mcp_resource_templates", "read_mcp_resource", "request_user_input", "spawn_agent", "send_input", "wait",
+    "close_agent", "collab_tool_call", "grep_files", "list_dir", "read_file", "get_memory",
+    # inspect_ai: the ReAct agent's answer tool (its answer may hold URLs; it retrieves nothing)
+    "submit",
+))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -80,11 +123,14 @@ class Protocol:
     stall_seconds : float or None
         Longest allowed stretch without a step (None: not checked).
     allowed_kinds : tuple of str
-        Step kinds of tool calls the protocol allows (of ``search, fetch, pdf, tool``).
+        Kinds of retrieval calls the protocol allows (of ``search, fetch, pdf, tool``; ``tool``:
+        other tools reaching the web, e.g. a shell running ``curl``).
     disabled_tools : tuple of str
-        Tool names the protocol disabled whatever their kind (compared case-insensitively).
+        Tool names the protocol disabled whatever their kind (compared case-insensitively, also
+        without an MCP ``mcp__<server>__`` prefix).
     benchmark_urls : tuple of str
-        URL prefixes (without scheme and ``www.``) that are the benchmark itself.
+        URL prefixes (without scheme and ``www.``) that are the benchmark itself; a dataset page
+        (``.../datasets/<owner>/<name>``) also names the dataset id looked for in Hub URLs.
     benchmark_names : tuple of str
         Regular expressions (case-insensitive) naming the benchmark in a query or URL.
     reference_chars : int or None
@@ -92,6 +138,9 @@ class Protocol:
         visit of the benchmark (None: not checked).
     source : str
         Where the values come from.
+    allowed_tools : tuple of str
+        Tools allowed by name whatever they retrieve (compared as ``disabled_tools``), e.g. a
+        lab's own retrieval tool whose kind is ``tool``.
     """
 
     name: str
@@ -103,6 +152,7 @@ class Protocol:
     benchmark_names: tuple[str, ...]
     reference_chars: int | None = 20
     source: str = ""
+    allowed_tools: tuple[str, ...] = ()
 
 
 #: The paper's protocol (Appendix C; the dataset page and title from the abstract and title page).
@@ -114,11 +164,12 @@ PAPER_PROTOCOL = Protocol(
     disabled_tools=("WebSearch", "WebFetch"),
     benchmark_urls=("huggingface.co/datasets/PKUAIWeb/SGR-BENCH", "hf.co/datasets/PKUAIWeb/SGR-BENCH",
                     "huggingface.co/api/datasets/PKUAIWeb/SGR-BENCH"),  # fmt: skip
-    benchmark_names=(r"\bsgr[\s_-]?bench\b", r"PKUAIWeb/SGR-BENCH",
+    benchmark_names=(r"\bsgr[\s_-]?bench\b", r"\bPKUAIWeb/SGR-BENCH\b",
                      r"Benchmarking\s+Search\s+Agents\s+on\s+State[\s-]Gated\s+Retrieval"),  # fmt: skip
     reference_chars=20,
     source="SGR-Bench paper, Appendix C ('Exposed tools and runtime restrictions', 'Execution budget and task "
            "isolation'); dataset page from its abstract",
+    allowed_tools=(),
 )
 _PROFILES = {"paper": PAPER_PROTOCOL}
 
@@ -144,8 +195,8 @@ def read_protocol(protocol: str | os.PathLike | Protocol | Mapping = "paper") ->
 
     A file or mapping holds any of the keys of :class:`Protocol` but ``name`` and ``source``
     (``budget_seconds``, ``stall_seconds``, ``allowed_kinds``, ``disabled_tools``,
-    ``benchmark_urls``, ``benchmark_names``, ``reference_chars``); the others keep the
-    paper's values. ``null`` turns a check off.
+    ``benchmark_urls``, ``benchmark_names``, ``reference_chars``, ``allowed_tools``); the others
+    keep the paper's values. ``null`` turns a check off.
 
     Examples
     --------
@@ -157,7 +208,9 @@ def read_protocol(protocol: str | os.PathLike | Protocol | Mapping = "paper") ->
     Traceback (most recent call last):
     ...
     sgr_kit.errors.SgrKitError: protocol: unknown key 'budget'; expected budget_seconds, stall_seconds, \
-allowed_kinds, disabled_tools, benchmark_urls, benchmark_names, reference_chars
+allowed_kinds, disabled_tools, benchmark_urls, benchmark_names, reference_chars, allowed_tools
+    >>> read_protocol({"allowed_tools": ["mcp__lab__lookup"]}).allowed_tools
+    ('mcp__lab__lookup',)
     """
     if isinstance(protocol, Protocol):
         return protocol
@@ -192,7 +245,7 @@ allowed_kinds, disabled_tools, benchmark_urls, benchmark_names, reference_chars
     for key in ("budget_seconds", "stall_seconds"):
         if key in data:
             values[key] = _seconds(data[key], key, loc)
-    for key in ("allowed_kinds", "disabled_tools", "benchmark_urls", "benchmark_names"):
+    for key in ("allowed_kinds", "disabled_tools", "benchmark_urls", "benchmark_names", "allowed_tools"):
         if key in data:
             values[key] = () if data[key] is None else _strings(data[key], key, loc)
     for kind in values.get("allowed_kinds", ()):
@@ -212,10 +265,25 @@ allowed_kinds, disabled_tools, benchmark_urls, benchmark_names, reference_chars
     return replace(PAPER_PROTOCOL, **values)
 
 
-def _bare_url(url: str) -> str:
-    text = re.sub(r"^[a-z][a-z0-9+.-]*://", "", url.strip(), flags=re.IGNORECASE)
-    text = re.sub(r"^www\.", "", text, flags=re.IGNORECASE)
-    return text.casefold()
+
+def describe_protocol(profile: Protocol) -> str:
+    """One sentence on a profile, numbers written as the flags write them.
+
+    Examples
+    --------
+    >>> print(describe_protocol(PAPER_PROTOCOL).split(": ", 1)[1])
+    budget 6,000 s, stall limit 3,000 s; retrieval allowed by kind: search, fetch, pdf; disabled tools: WebSearch, \
+WebFetch; tools allowed by name: none; tools that retrieve nothing from outside (to-do lists, plans, tool \
+definitions, questions, sub-agents, local files) are never flagged.
+    """
+    def seconds(value: float | None) -> str:
+        return "none" if value is None else _fmt(value)
+
+    return (f"Protocol profile {profile.name} ({profile.source}): budget {seconds(profile.budget_seconds)}, stall limit "
+            f"{seconds(profile.stall_seconds)}; retrieval allowed by kind: {', '.join(profile.allowed_kinds) or 'none'}; "
+            f"disabled tools: {', '.join(profile.disabled_tools) or 'none'}; tools allowed by name: "
+            f"{', '.join(profile.allowed_tools) or 'none'}; tools that retrieve nothing from outside (to-do lists, "
+            f"plans, tool definitions, questions, sub-agents, local files) are never flagged.")  # fmt: skip
 
 
 def _normal(text: str) -> str:
@@ -230,6 +298,118 @@ def _reference_lines(task: Task, chars: int) -> tuple[str, ...]:
         if len(norm) >= chars and norm != header:
             lines.append(norm)
     return tuple(dict.fromkeys(lines))
+
+
+def _tool_name(name: str) -> str:
+    """A tool's name as profiles compare it: case-insensitive, without an MCP ``mcp__<server>__`` prefix."""
+    name = str(name).strip()
+    if name.startswith("mcp__"):
+        name = name.rsplit("__", 1)[-1]
+    return name.casefold()
+
+
+def _names(tools: tuple[str, ...]) -> frozenset[str]:
+    return frozenset({str(t).strip().casefold() for t in tools} | {_tool_name(t) for t in tools})
+
+
+def _is_local(tool: str) -> bool:
+    name = _tool_name(tool)
+    return name in LOCAL_TOOLS or name.split(" ", 1)[0] in LOCAL_TOOLS  # "collab_tool_call spawn_agent"
+
+
+def _web(urls: tuple[str, ...]) -> str:
+    """The first of ``urls`` that is a web address (has a host), or ``""``."""
+    return next((u for u in urls if host_of(u)), "")
+
+
+def is_retrieval(kind: str, tool: str = "", urls: tuple[str, ...] = ()) -> bool:
+    """Whether a tool call retrieves from outside: a search, fetch or PDF call, or another tool reaching the web.
+
+    ``urls`` are the URLs of the call (the step's ``url`` and those in its arguments). A tool of
+    :data:`LOCAL_TOOLS` never retrieves; any other tool of kind ``tool`` retrieves when one of its
+    URLs is a web address (a shell running ``curl https://...``), and not otherwise.
+
+    Examples
+    --------
+    >>> is_retrieval("search", "mcp__serper__google_search"), is_retrieval("tool", "ToolSearch")
+    (True, False)
+    >>> is_retrieval("tool", "Bash", ("https://hf.co/datasets/x",)), is_retrieval("tool", "Bash", ())
+    (True, False)
+    >>> is_retrieval("tool", "todo_list", ("https://arxiv.org/abs/1",))
+    False
+    """
+    if kind in _RETRIEVAL_KINDS:
+        return True
+    if kind != "tool" or _is_local(tool):
+        return False
+    return bool(_web(urls))
+
+
+class _Call(NamedTuple):
+    step: int
+    kind: str
+    tool: str
+    url: str
+    query: str
+    t: float
+    urls: tuple[str, ...]  # the step's URL, then those of its arguments
+
+
+_ALIASES = (("hf.co", "huggingface.co"),)  # the Hub's short domain
+
+
+def _alias(host: str) -> str:
+    for short, full in _ALIASES:
+        if host == short or host.endswith("." + short):
+            return host[: len(host) - len(short)] + full
+    return host
+
+
+def _path(text: str) -> str:
+    return re.sub(r"/{2,}", "/", text).rstrip("/").casefold()
+
+
+class _Benchmark:
+    """What reaches the benchmark under a profile: its URLs (prefixes, and dataset ids on their sites) and names."""
+
+    def __init__(self, profile: Protocol) -> None:
+        self.prefixes: list[tuple[str, str]] = []
+        self.ids: set[str] = set()
+        self.sites: set[str] = set()
+        for entry in profile.benchmark_urls:
+            parsed = web_url(entry if "://" in entry else "https://" + entry)
+            if parsed is None:
+                continue
+            host, path = _alias(parsed.host), _path(parsed.path)
+            self.prefixes.append((host, path))
+            self.sites.add(registrable_domain(host) or host)
+            parts = path.strip("/").split("/")
+            if "datasets" in parts and len(parts) >= parts.index("datasets") + 3:
+                i = parts.index("datasets")
+                self.ids.add("/".join(parts[i + 1:i + 3]))
+        self.names = [re.compile(p, re.IGNORECASE) for p in profile.benchmark_names]
+
+    def url(self, url: str) -> str:
+        """How ``url`` reaches the benchmark (a phrase), or ``""``."""
+        parsed = web_url(url)
+        if parsed is None:
+            return ""
+        host, path = _alias(parsed.host), _path(parsed.path)
+        for h, p in self.prefixes:
+            if (host == h or host.endswith("." + h)) and (path == p or path.startswith(p + "/")):
+                return "is the benchmark's dataset"
+        if (registrable_domain(host) or host) in self.sites:
+            values = [v.strip().strip("/").casefold() for _, v in parsed.params]
+            for dataset in self.ids:
+                if f"/{dataset}/" in path + "/" or any(v == dataset or v.startswith(dataset + "/") for v in values):
+                    return "names the benchmark's dataset"
+        decoded = f"{parsed.host}{parsed.path}?{parsed.query}"
+        if any(p.search(text) for p in self.names for text in (url, decoded)):
+            return "names the benchmark"
+        return ""
+
+    def query(self, query: str) -> bool:
+        return any(p.search(query) for p in self.names)
 
 
 def _durations(usage: pd.DataFrame | None) -> dict[tuple, float]:
@@ -248,8 +428,10 @@ def _durations(usage: pd.DataFrame | None) -> dict[tuple, float]:
     return dict(zip(keys, seconds[keep]))
 
 
-def _steps(source: Any, tool_kinds: Any = None) -> tuple[pd.DataFrame, dict[tuple, dict]]:
-    """The steps table, and the limit that ended each run where its log records one (read from a path only)."""
+def _runs(source: Any, tool_kinds: Any, durations: dict[tuple, float],
+          ended: dict[tuple, dict]) -> Iterator[tuple[tuple, list[_Call]]]:  # fmt: skip
+    """Each run's key and calls, from a steps table or from trajectories (whose reported durations go to
+    ``durations``, and the runner's limit that ended a run, where its log records one, to ``ended``)."""
     if isinstance(source, pd.DataFrame):
         if tool_kinds is not None:
             raise SgrKitError("tool_kinds: a steps table's kinds were decided when it was read; pass tool_kinds to "
@@ -258,19 +440,26 @@ def _steps(source: Any, tool_kinds: Any = None) -> tuple[pd.DataFrame, dict[tupl
         if missing:
             raise SgrKitError(f"trajectories lacks column(s) {', '.join(missing)}; expected the steps table of "
                               f"sgr_kit.trajectories.load_trajectories")  # fmt: skip
-        return source, {}
-    from .read import iter_trajectories, steps_frame
+        for key, part in source.groupby(_KEY, sort=False):
+            calls = [_Call(int(r.step), str(r.kind), str(r.tool or ""), str(r.url or ""), str(r.query or ""),
+                           float(r.t), (str(r.url),) if r.url else ())
+                     for r in part[["step", "kind", "tool", "url", "query", "t"]].itertuples(index=False)]  # fmt: skip
+            yield (str(key[0]), str(key[1]), int(key[2])), calls
+        return
+    from .source import each_trajectory
 
-    ended: dict[tuple, dict] = {}
-
-    def noted(trajectories):
-        for tr in trajectories:
-            limit = (tr.totals or {}).get("limit")
-            if isinstance(limit, dict):
-                ended[(tr.system, tr.task_id, tr.repeat)] = limit
-            yield tr
-
-    return steps_frame(noted(iter_trajectories(source, tool_kinds=tool_kinds))), ended
+    for tr in each_trajectory(source, tool_kinds=tool_kinds):
+        key = (tr.system, tr.task_id, tr.repeat)
+        seconds = (tr.totals or {}).get("seconds")
+        if seconds is not None and key not in durations:
+            durations[key] = float(seconds)
+        limit = (tr.totals or {}).get("limit")
+        if isinstance(limit, dict):
+            ended[key] = limit
+        calls = [_Call(i, s.kind, s.tool, s.url, s.query, float(s.t),
+                       tuple(dict.fromkeys(u for u in (s.url, *s.arg_urls) if u)))
+                 for i, s in enumerate(tr.steps)]  # fmt: skip
+        yield key, calls
 
 
 def _fmt(seconds: float) -> str:
@@ -287,62 +476,86 @@ def _ended(limit: dict | None, kind: str, allowed: float) -> str | None:
     return f"ended by the runner's {kind} limit: {limit.get('reason') or kind}"
 
 
-def _flags_of(key: tuple, part: pd.DataFrame, profile: Protocol, duration: float | None, names: list[re.Pattern],
-              urls: tuple[str, ...], reference: tuple[str, ...],
-              ended: dict | None = None) -> list[tuple[str, str]]:  # fmt: skip
+def _stall(calls: list[_Call], duration: float | None) -> tuple[float, str, float, str] | None:
+    """The longest known stretch without a step: (length, from, at, to), or None when none is known.
+
+    A stretch counts only between two moments whose times are known with no step of unknown
+    time between them: the start (0 s) and a first step with a time, two consecutive timed
+    steps, the last step (timed) and the run's reported end.
+    """
+    points: list[tuple[float, str] | None] = [(0.0, "the start")]
+    for call in sorted(calls, key=lambda c: c.step):
+        points.append((call.t, f"step {call.step}") if math.isfinite(call.t) else None)
+    if duration is not None:
+        points.append((duration, "the end of the run"))
+    best = None
+    for before, after in zip(points, points[1:]):
+        if before is None or after is None:
+            continue
+        gap = after[0] - before[0]
+        if best is None or gap > best[0]:
+            best = (gap, before[1], before[0], after[1])
+    return best
+
+
+def _flags_of(calls: list[_Call], profile: Protocol, duration: float | None, bench: _Benchmark,
+              reference: tuple[str, ...], ended: dict | None = None) -> list[tuple[str, str]]:  # fmt: skip
     out: list[tuple[str, str]] = []
-    t = part["t"].to_numpy(dtype=float)
-    last = float(np.nanmax(t)) if np.isfinite(t).any() else math.nan
+    times = [c.t for c in calls if math.isfinite(c.t)]
+    last = max(times) if times else math.nan
     if profile.budget_seconds is not None:
         ran, said = (duration, "the agent's reported duration") if duration is not None else \
             (last, "its last step's time")
         stopped = _ended(ended, "time", profile.budget_seconds)
-        if np.isfinite(ran) and ran > profile.budget_seconds:
-            out.append(("over_budget", f"ran {_fmt(ran)} ({said}); budget {_fmt(profile.budget_seconds)}"))
+        if math.isfinite(ran) and ran > profile.budget_seconds:
+            out.append(("over_budget", f"ran {_fmt(ran)} ({said}); budget {_fmt(profile.budget_seconds)}"
+                                       f"{'; ' + stopped if stopped else ''}"))  # fmt: skip
         elif stopped:
             out.append(("over_budget", f"{stopped}; budget {_fmt(profile.budget_seconds)}"))
-    timed = np.isfinite(t).any() or (part.empty and duration is not None)  # no step at all: start to end
-    if profile.stall_seconds is not None and timed:
-        known = part.loc[np.isfinite(t), ["step", "t"]].sort_values("step")
-        times = np.concatenate([[0.0], known["t"].to_numpy(dtype=float)])
-        labels = ["the start", *[f"step {int(s)}" for s in known["step"]]]
-        if duration is not None and duration > times[-1]:
-            times, labels = np.append(times, duration), [*labels, "the end of the run"]
-        gaps = np.diff(times)
-        if len(gaps) and gaps.max() > profile.stall_seconds:
-            i = int(np.argmax(gaps))
-            out.append(("stalled", f"no step for {_fmt(gaps[i])} (from {labels[i]} at {_fmt(times[i])} to "
-                                   f"{labels[i + 1]}); stall limit {_fmt(profile.stall_seconds)}"))  # fmt: skip
+    if profile.stall_seconds is not None:
+        stall = _stall(calls, duration)
+        if stall is not None and stall[0] > profile.stall_seconds:
+            gap, start, at, end = stall
+            out.append(("stalled", f"no step for {_fmt(gap)} (from {start} at {_fmt(at)} to {end}); stall limit "
+                                   f"{_fmt(profile.stall_seconds)}"))  # fmt: skip
     stopped = _ended(ended, "stall", profile.stall_seconds) if profile.stall_seconds is not None else None
-    if stopped and not any(flag == "stalled" for flag, _ in out):
-        out.append(("stalled", stopped))
-    calls = part[part["kind"].isin(_TOOL_KINDS)]
-    disabled = {n.casefold() for n in profile.disabled_tools}
-    off = ~calls["kind"].isin(profile.allowed_kinds) | calls["tool"].astype(str).str.casefold().isin(disabled)
-    outside = calls[off]
-    if len(outside):
+    if stopped:
+        said = [i for i, (flag, _) in enumerate(out) if flag == "stalled"]
+        if said:
+            out[said[0]] = ("stalled", f"{out[said[0]][1]}; {stopped}")
+        else:
+            out.append(("stalled", stopped))
+    disabled, allowed = _names(profile.disabled_tools), _names(profile.allowed_tools)
+    outside = []
+    for call in calls:
+        if call.kind not in _TOOL_KINDS:
+            continue
+        names = {call.tool.strip().casefold(), _tool_name(call.tool)}
+        if names & disabled:
+            outside.append((call, "disabled"))
+        elif names & allowed:
+            continue
+        elif is_retrieval(call.kind, call.tool, call.urls) and call.kind not in profile.allowed_kinds:
+            outside.append((call, ""))
+    if outside:
         said = []
-        for row in outside.head(3).itertuples(index=False):
-            what = row.url or row.query
-            said.append(f"step {row.step}: {row.tool or '(unnamed)'} ({row.kind}){' ' + what[:80] if what else ''}")
+        for call, why in outside[:3]:
+            what = (call.url or _web(call.urls) or call.query)[:80]
+            said.append(f"step {call.step}: {call.tool or '(unnamed)'} ({call.kind}{', disabled' if why else ''})"
+                        f"{' ' + what if what else ''}")  # fmt: skip
         more = f"; {len(outside) - 3} more" if len(outside) > 3 else ""
         out.append(("tool_outside_protocol", f"{len(outside)} call(s): {'; '.join(said)}{more}"))
     hits = []
-    for row in part.itertuples(index=False):
-        url, query = str(row.url or ""), str(row.query or "")
-        bare = _bare_url(url) if url else ""
-        if bare and any(bare.startswith(u) for u in urls):
-            hits.append(f"step {row.step}: URL {url[:100]}")
-            continue
-        named = next((p for p in names for text in (url, query) if text and p.search(text)), None)
-        if named is not None:
-            hits.append(f"step {row.step}: {'query' if query and named.search(query) else 'URL'} "
-                        f"{(query if query and named.search(query) else url)[:100]!r} names the benchmark")  # fmt: skip
-            continue
-        if query and reference:
-            norm = _normal(query)
-            if any(line in norm for line in reference):
-                hits.append(f"step {row.step}: query {query[:100]!r} holds a line of the reference answer")
+    for call in calls:
+        hit = next(((u, how) for u in call.urls for how in (bench.url(u),) if how), None)
+        if hit is not None:
+            url, how = hit
+            hits.append(f"step {call.step}: URL {url[:100]}" if how == "is the benchmark's dataset" else
+                        f"step {call.step}: URL {url[:100]!r} {how}")  # fmt: skip
+        elif call.query and bench.query(call.query):
+            hits.append(f"step {call.step}: query {call.query[:100]!r} names the benchmark")
+        elif call.query and reference and any(line in _normal(call.query) for line in reference):
+            hits.append(f"step {call.step}: query {call.query[:100]!r} holds a line of the reference answer")
     if hits:
         more = f"; {len(hits) - 3} more" if len(hits) > 3 else ""
         out.append(("benchmark_visited", "; ".join(hits[:3]) + more))
@@ -361,8 +574,12 @@ def protocol_flags(
 
     Parameters
     ----------
-    path_or_steps : path or DataFrame
-        Trajectories (read with :func:`~sgr_kit.trajectories.load_trajectories`) or their steps table.
+    path_or_steps : path, list of Trajectory, or DataFrame
+        Trajectories: a path (read with :func:`~sgr_kit.trajectories.iter_trajectories`), the
+        list :func:`~sgr_kit.trajectories.source.read_trajectories` read, or their steps table
+        (:func:`~sgr_kit.trajectories.load_trajectories`). Read trajectories carry what the
+        steps table leaves out: each run's reported duration and the URLs in every tool call's
+        arguments (a steps table has only each step's ``url``; give ``usage`` for durations).
     tasks : TaskSet, iterable of Task, or None
         The tasks, for their reference answers (a query holding a line of one is a visit of
         the benchmark). None: that check is left out; the others run.
@@ -370,14 +587,13 @@ def protocol_flags(
         The profile (:func:`read_protocol`); ``"none"`` returns an empty table.
     tool_kinds : mapping, path or None
         Tool names and their kinds, for tools whose kind the name does not tell (a search tool
-        called ``serper``): passed to :func:`~sgr_kit.trajectories.load_trajectories` when
-        ``path_or_steps`` is a path. A steps table's kinds were decided when it was read (pass
-        them to ``load_trajectories``), so giving both is an error.
+        called ``serper``): applied as a path is read. A steps table's (and read
+        trajectories') kinds were decided when they were read, so giving both is an error.
     usage : DataFrame, optional
         :func:`sgr_kit.trajectories.trajectory_usage` of the same runs: its ``seconds`` where
         the agent reported it (``seconds_source`` ``reported``, when the table has that column)
-        is the run's duration. Without it the duration is the last step's time, and a stall at
-        the end of a run cannot be seen.
+        is the run's duration, and runs it lists without any step are checked by their duration.
+        Trajectories read here give their reported durations themselves.
 
     Returns
     -------
@@ -394,14 +610,14 @@ def protocol_flags(
 
     Examples
     --------
-    >>> steps = pd.DataFrame({"system": "s", "task_id": "t", "repeat": 0, "step": [0, 1, 2, 3],
-    ...     "kind": ["search", "tool", "fetch", "answer"], "tool": ["web_search", "Bash", "fetch", ""],
-    ...     "url": ["", "https://x.org/a", "https://huggingface.co/datasets/PKUAIWeb/SGR-BENCH", ""],
-    ...     "query": ["census tables", "", "", ""], "t": [5.0, 10.0, 3500.0, 3600.0]})
+    >>> steps = pd.DataFrame({"system": "s", "task_id": "t", "repeat": 0, "step": [0, 1, 2, 3, 4],
+    ...     "kind": ["search", "tool", "tool", "fetch", "answer"], "tool": ["web_search", "TodoWrite", "Bash",
+    ...     "fetch", ""], "url": ["", "", "https://x.org/a", "https://huggingface.co/datasets/PKUAIWeb/SGR-BENCH",
+    ...     ""], "query": ["census tables", "", "", "", ""], "t": [5.0, 6.0, 10.0, 3500.0, 3600.0]})
     >>> protocol_flags(steps)[["flag", "detail"]].to_dict("records")
-    [{'flag': 'stalled', 'detail': 'no step for 3,490 s (from step 1 at 10 s to step 2); stall limit 3,000 s'}, \
-{'flag': 'tool_outside_protocol', 'detail': '1 call(s): step 1: Bash (tool) https://x.org/a'}, \
-{'flag': 'benchmark_visited', 'detail': 'step 2: URL https://huggingface.co/datasets/PKUAIWeb/SGR-BENCH'}]
+    [{'flag': 'stalled', 'detail': 'no step for 3,490 s (from step 2 at 10 s to step 3); stall limit 3,000 s'}, \
+{'flag': 'tool_outside_protocol', 'detail': '1 call(s): step 2: Bash (tool) https://x.org/a'}, \
+{'flag': 'benchmark_visited', 'detail': 'step 3: URL https://huggingface.co/datasets/PKUAIWeb/SGR-BENCH'}]
     >>> len(protocol_flags(steps, protocol="none"))
     0
     """
@@ -409,28 +625,25 @@ def protocol_flags(
     empty = pd.DataFrame({c: pd.Series(dtype="int64" if c == "repeat" else TEXT_DTYPE) for c in FLAG_COLUMNS})
     if profile is None:
         return empty
-    steps, ended = _steps(path_or_steps, tool_kinds)
     table = {} if tasks is None else _task_map(tasks)
     durations = _durations(usage)
-    names = [re.compile(p, re.IGNORECASE) for p in profile.benchmark_names]
-    urls = tuple(_bare_url(u) for u in profile.benchmark_urls)
+    bench = _Benchmark(profile)
     lines: dict[str, tuple[str, ...]] = {}
     rows, seen = [], set()
-    for key, part in steps.groupby(_KEY, sort=False):
-        key = (str(key[0]), str(key[1]), int(key[2]))
+    ended: dict[tuple, dict] = {}
+    for key, calls in _runs(path_or_steps, tool_kinds, durations, ended):
         reference: tuple[str, ...] = ()
         if profile.reference_chars is not None and key[1] in table:
             if key[1] not in lines:
                 lines[key[1]] = _reference_lines(table[key[1]], profile.reference_chars)
             reference = lines[key[1]]
-        for flag, detail in _flags_of(key, part, profile, durations.get(key), names, urls, reference, ended.get(key)):
+        for flag, detail in _flags_of(calls, profile, durations.get(key), bench, reference, ended.get(key)):
             rows.append((*key, flag, detail))
         seen.add(key)
     for key in [*durations, *ended]:  # runs without any step: only their duration and ending limit can be checked
         if key not in seen:
             seen.add(key)
-            for flag, detail in _flags_of(key, steps.iloc[:0], profile, durations.get(key), names, urls, (),
-                                          ended.get(key)):  # fmt: skip
+            for flag, detail in _flags_of([], profile, durations.get(key), bench, (), ended.get(key)):
                 rows.append((*key, flag, detail))
     if not rows:
         return empty

@@ -20,7 +20,7 @@ from ..errors import SgrKitError, closest
 from ..schema import SITE_REACH_COLUMNS, STEP_COLUMNS, TOOL_KINDS
 from ..types import Task
 from .hosts import check_sites, on_site, task_sites
-from .read import iter_trajectories, steps_frame
+from .read import steps_frame
 
 _USAGE_COLUMNS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")
 
@@ -134,9 +134,10 @@ def site_reach(trajectories: pd.DataFrame | str | os.PathLike, tasks: Any, *, to
 
     Parameters
     ----------
-    trajectories : DataFrame or path
+    trajectories : DataFrame, path or list of Trajectory
         The steps table of :func:`~sgr_kit.trajectories.load_trajectories`, or a path it reads
-        (streamed in batches of 500 trajectories, so memory holds one batch's steps, without their texts).
+        (streamed in batches of 500 trajectories, so memory holds one batch's steps, without their
+        texts), or the list :func:`~sgr_kit.trajectories.source.read_trajectories` read.
     tasks : TaskSet or iterable of Task
         The tasks (:func:`sgr_kit.load_tasks`), with ``start_url`` or ``all_involved_urls``.
     tool_kinds : mapping, path or None
@@ -193,7 +194,9 @@ def site_reach(trajectories: pd.DataFrame | str | os.PathLike, tasks: Any, *, to
         sites = _sites(pd.unique(trajectories["task_id"].astype(str)), table)
         return _typed(_measure(trajectories, sites))
     parts, batch = [], []
-    for tr in iter_trajectories(trajectories, tool_kinds=tool_kinds):
+    from .source import each_trajectory
+
+    for tr in each_trajectory(trajectories, tool_kinds=tool_kinds):
         batch.append(dataclasses.replace(tr, steps=tuple(s._replace(text="") for s in tr.steps)))  # texts unused
         if len(batch) >= _BATCH:
             parts.append(_batch(batch, table))

@@ -31,7 +31,7 @@ from typing import Any, Mapping, NamedTuple
 
 from ..errors import SgrKitError, decode_yaml, describe
 from ..schema import STEP_KINDS, TOOL_KINDS
-from .hosts import first_url, host_of
+from .hosts import all_urls, first_url, host_of
 
 __all__ = [
     "EXCERPT_CHARS", "TOTAL_KEYS", "SECONDS_SOURCES", "KNOWN_TOOLS", "Step", "Trajectory", "excerpt", "native_step", "record_totals",
@@ -70,6 +70,9 @@ class Step(NamedTuple):
     #: (the user's ``tool_kinds``), ``"name"`` (the name rule alone), ``""`` (not a tool call,
     #: or a kind written in the trajectory itself).
     decided_by: str = ""
+    #: Every ``http(s)`` URL written in the tool call's arguments (at most 20; :func:`~.hosts.all_urls`):
+    #: where a shell command or another tool reached, for the protocol audit. Not in the steps table.
+    arg_urls: tuple[str, ...] = ()
 
 
 _USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")
@@ -360,7 +363,8 @@ def tool_step(name: str, args: Any, *, t: float = math.nan, tokens: int | None =
         kind = "pdf"
     if kind in ("fetch", "pdf") and not url:
         kind = "tool"
-    return Step(kind=kind, tool=name, url=url, host=host_of(url), query=query, t=t, tokens=tokens, decided_by=by)
+    return Step(kind=kind, tool=name, url=url, host=host_of(url), query=query, t=t, tokens=tokens, decided_by=by,
+                arg_urls=all_urls(args))  # fmt: skip
 
 
 def number(value: Any, *, what: str, loc: str, integer: bool = False) -> float | int | None:
@@ -459,4 +463,4 @@ def native_step(raw: Any, *, loc: str) -> Step:
     used = {k: number(raw.get(k), what=k, loc=loc, integer=True) for k in _USAGE_KEYS}
     return Step(kind=kind, tool=tool, url=url, host=host_of(url), query=query,
                 text=text if kind == "answer" else excerpt(text), t=math.nan if t is None else t,
-                tokens=tokens, **used)  # fmt: skip
+                tokens=tokens, **used, arg_urls=all_urls(args))  # fmt: skip

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from ..schema import TOOL_KINDS
 from .cost import price_usage
-from .read import iter_trajectories
+from .source import each_trajectory
 from .steps import read_tool_kinds
 
 __all__ = [
@@ -62,8 +62,9 @@ def trajectory_usage(path: Any, *, format: str | None = None, tool_kinds: Any = 
 
     Parameters
     ----------
-    path : path or list of paths
-        Trajectories (:func:`~sgr_kit.trajectories.load_trajectories`).
+    path : path, list of paths, or list of Trajectory
+        Trajectories (:func:`~sgr_kit.trajectories.load_trajectories`), or the list
+        :func:`~sgr_kit.trajectories.source.read_trajectories` read.
     format : str, optional
         Read every file as this format (a name of :data:`~sgr_kit.trajectories.read.FORMATS`).
     tool_kinds : mapping, path or None
@@ -110,8 +111,8 @@ def trajectory_usage(path: Any, *, format: str | None = None, tool_kinds: Any = 
     0      2         1           900             40              <NA>       NaN
     """
     rows = []
-    for tr in iter_trajectories(path, format=format, tool_kinds=tool_kinds, system=system, task_id=task_id,
-                                repeat=repeat):  # fmt: skip
+    for tr in each_trajectory(path, format=format, tool_kinds=tool_kinds, system=system, task_id=task_id,
+                              repeat=repeat):  # fmt: skip
         kinds = Counter(s.kind for s in tr.steps)
         calls = sum(kinds[k] for k in TOOL_KINDS)
         seconds, seconds_source = _seconds(tr)
@@ -155,7 +156,7 @@ def tool_kind_sources(path: Any, *, format: str | None = None, tool_kinds: Any =
     1                  Bash  tool      known      1
     """
     counts: Counter = Counter()
-    for tr in iter_trajectories(path, format=format, tool_kinds=tool_kinds):
+    for tr in each_trajectory(path, format=format, tool_kinds=tool_kinds):
         for s in tr.steps:
             if s.decided_by:
                 counts[(s.tool, s.kind, s.decided_by)] += 1
@@ -166,16 +167,19 @@ def tool_kind_sources(path: Any, *, format: str | None = None, tool_kinds: Any =
     return frame
 
 
-def check_trajectories(path: Any, *, format: str | None = None, tool_kinds: Any = None) -> str:
+def check_trajectories(path: Any, *, format: str | None = None, tool_kinds: Any = None,
+                       notes: list[str] | None = None) -> str:  # fmt: skip
     """A text report of trajectories for ``sgr-kit validate --trajectories``: what was read as what,
     and every tool whose kind the name rule alone decided, with its calls (check them; correct
-    them with ``--tool-kinds``). Raises :class:`~sgr_kit.errors.SgrKitError` on unreadable input.
+    them with ``--tool-kinds``). ``path`` may be the list
+    :func:`~sgr_kit.trajectories.source.read_trajectories` read, with the ``notes`` it gave.
+    Raises :class:`~sgr_kit.errors.SgrKitError` on unreadable input.
     """
-    notes: list[str] = []
+    notes = [] if notes is None else notes
     counts: Counter = Counter()
     n = 0
     formats: Counter = Counter()
-    for tr in iter_trajectories(path, format=format, tool_kinds=tool_kinds, notes=notes.append):
+    for tr in each_trajectory(path, format=format, tool_kinds=tool_kinds, notes=notes.append):
         n += 1
         formats[tr.format] += 1
         for s in tr.steps:
