@@ -214,42 +214,39 @@ def test_run_notebook_refuses_an_unknown_parameter(tmp_path):
     assert not (tmp_path / "out.ipynb").exists()
 
 
+@pytest.mark.concurrent
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_an_interrupted_build_leaves_the_previous_report_intact(built, fixture, tmp_path, sig):
+def test_an_interrupted_build_leaves_the_previous_report_intact(fixture, tmp_path, sig):
+    import psutil
+
+    from sgr_kit.testing import PAUSE_DIR, held
+
     previous = tmp_path / "report"
     previous.mkdir()
     (previous / "index.html").write_text("the previous report")
     (previous / "provenance.json").write_text(json.dumps({"report": "sgr-kit report"}))
+    pauses = tmp_path / "pauses"
+    pauses.mkdir()
     command = [sys.executable, "-m", "sgr_kit.cli", "report", "--tasks", *fixture["tasks"], "--runs",
-               *fixture["runs"], "--out", str(previous), "--force", "--no-progress", "-p", "n_boot", "120"]
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:  # wait until the build is under way: scores written, notebooks running
+               *fixture["runs"], "--out", str(previous), "--force", "--no-progress", "-p", "n_boot", "120",
+               "--notebooks", "01,03", "--workers", "2"]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                            env={**os.environ, PAUSE_DIR: str(pauses)})
+    with held(proc, "report-page-running", pauses):  # scores written, a page running in its kernel
         building = list(tmp_path.glob(".report.building-*"))
-        if building and (building[0] / "scores.csv").exists():
-            break
-        time.sleep(0.05)
-    else:
-        proc.kill()
-        pytest.fail("the build never started")
-    import psutil
-
-    kernels: list = []
-    while time.monotonic() < deadline and not kernels:  # wait until notebook kernels run
+        assert len(building) == 1 and (building[0] / "scores.csv").is_file()
         kernels = [p for p in psutil.Process(proc.pid).children(recursive=True)
                    if "ipykernel" in " ".join(p.cmdline())]
-        time.sleep(0.1)
-    time.sleep(1.0)
-    os.killpg(proc.pid, sig) if sig == signal.SIGINT else proc.send_signal(sig)
-    proc.wait(timeout=60)
-    assert proc.returncode == {signal.SIGINT: 130, signal.SIGTERM: 143}[sig]
-    assert kernels, "no kernel was seen running"
+        assert kernels, "no kernel was seen running"
+        os.killpg(proc.pid, sig) if sig == signal.SIGINT else proc.send_signal(sig)
+        proc.wait(timeout=120)
+    assert proc.returncode == {signal.SIGINT: 130, signal.SIGTERM: 143}[sig], proc.stderr.read()
     gone, alive = psutil.wait_procs(kernels, timeout=5)
     assert not alive, f"kernels outlived the build: {alive}"
-    time.sleep(2)  # nothing writes into the removed folder afterwards
+    # the build and its kernels have ended: nothing is left to write into the removed folder
     assert (previous / "index.html").read_text() == "the previous report"
     assert sorted(p.name for p in previous.iterdir()) == ["index.html", "provenance.json"]
-    leftovers = [p.name for p in tmp_path.iterdir() if p.name != "report"]
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name not in ("report", "pauses")]
     assert not leftovers, leftovers
 
 
@@ -531,6 +528,7 @@ def test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill(built
     assert [name for name in before if after[name] != before[name]] == []
 
 
+@pytest.mark.concurrent
 def test_builds_in_one_process_leave_no_threads_or_open_files_behind(fixture, tmp_path):
     # papermill leaves its kernel client open on a kernel it did not start (each client holds a ZeroMQ
     # context: a thread and sockets); the build closes them, so a session that builds many reports

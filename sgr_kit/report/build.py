@@ -67,6 +67,7 @@ import pandas as pd
 from .. import __version__
 from ..errors import SgrKitError
 from ..output import write_table, write_text
+from ..testing import pause
 from ..text import NAME_WIDTH, visible_repr
 from .folder import (REPORT_KIND, ReportClaim, ReportFolderChanged, check_report_folder, copy_report, install_report,
                      read_provenance, remove_folder, report_files)
@@ -300,6 +301,7 @@ def build_report(
             fingerprint = json.loads((out / "provenance.json").read_text(encoding="utf-8"))["scoring"].get(
                 "tasks_fingerprint", "")
         else:
+            pause("report-scoring")
             task_set, _, (scores, cells) = score_files(tasks, runs, profile=profile, rules=rules, pairing=pairing,
                                                        strict_pairing=strict_pairing, progress=progress,
                                                        language=language)
@@ -368,6 +370,7 @@ def build_report(
         install_report(building, out, expected)
     except BaseException as exc:
         with _shielded():  # a second or third Ctrl-C during the cleanup waits for it to end
+            pause("report-cleanup")
             if pool is not None:
                 pool.stop()
             if not isinstance(exc, ReportFolderChanged):  # else the finished report was kept beside the folder
