@@ -166,6 +166,18 @@ def build_task(
     )
 
 
+@pytest.hookimpl(trylast=True)  # after pytest-randomly has shuffled the modules and the tests in each
+def pytest_collection_modifyitems(config, items):
+    """Modules holding a ``slow`` or ``browser`` test first, each module's tests kept together.
+
+    Under pytest-xdist the long builds (the manual, the wheel, the reports) then start while
+    the quick tests fill the other worker, instead of one of them starting last and keeping the
+    run waiting for it. Otherwise the (random) order is kept: the sort is stable.
+    """
+    heavy = {item.path for item in items if item.get_closest_marker("slow") or item.get_closest_marker("browser")}
+    items.sort(key=lambda item: item.path not in heavy)
+
+
 @pytest.fixture
 def make_task():
     """The :func:`build_task` factory."""

@@ -230,7 +230,6 @@ def _big_runs(path: Path, repeats: int) -> Path:
     return path
 
 
-@pytest.mark.concurrent
 def test_workers_give_byte_identical_outputs(tmp_path, monkeypatch, capsys):
     import sgr_kit.score.parallel as parallel
 

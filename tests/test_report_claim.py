@@ -27,8 +27,6 @@ from sgr_kit.report.folder import rename_no_replace
 from sgr_kit.testing import PAUSE_DIR, held
 from test_report import write_fixture
 
-pytestmark = pytest.mark.concurrent
-
 
 @pytest.fixture(scope="module")
 def fixture(tmp_path_factory):
@@ -69,6 +67,7 @@ def two_builds(fixture, tmp_path_factory):
             "building": building}
 
 
+@pytest.mark.concurrent
 def test_a_second_build_to_the_same_folder_stops_at_once_naming_the_first(two_builds):
     second, first = two_builds["second"], two_builds["first"]
     assert second.returncode == 2
@@ -83,6 +82,7 @@ def test_a_second_build_to_the_same_folder_stops_at_once_naming_the_first(two_bu
     assert sorted(p.name for p in two_builds["folder"].iterdir()) == ["R2"]  # no lock file, no build folder left
 
 
+@pytest.mark.concurrent
 def test_a_build_prints_no_event_loop_warning_and_no_kernel_log(two_builds):
     err = two_builds["first_err"]
     assert "01_main_table" in err  # the build's own lines are there
@@ -90,6 +90,7 @@ def test_a_build_prints_no_event_loop_warning_and_no_kernel_log(two_builds):
     assert "without encryption" not in err and "IPKernelApp" not in err
 
 
+@pytest.mark.concurrent
 def test_a_lock_left_by_a_build_that_was_killed_does_not_block(tmp_path):
     out = tmp_path / "R"
     holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from pathlib import Path; "
@@ -108,6 +109,7 @@ def test_a_lock_left_by_a_build_that_was_killed_does_not_block(tmp_path):
     assert not (tmp_path / ".R.lock").exists()
 
 
+@pytest.mark.concurrent
 def test_a_folder_made_during_the_build_is_never_deleted_and_the_report_is_kept_beside(fixture, tmp_path):
     # the case: `sgr-kit report --out R1 &`, then `mkdir R1; echo precious > R1/notes.txt`
     out = tmp_path / "R1"
@@ -226,6 +228,7 @@ def test_the_final_rename_never_replaces_even_an_empty_folder(tmp_path):
     assert folder_state(tmp_path / "missing") == FolderState(False)
 
 
+@pytest.mark.concurrent
 @pytest.mark.parametrize("when", ["scoring", "pages"])
 def test_a_second_and_third_ctrl_c_during_cleanup_still_end_with_130_and_leave_no_build_folder(fixture, tmp_path,
                                                                                                   when):

@@ -33,7 +33,6 @@ def tables(batches):
     return scores, cells, batches
 
 
-@pytest.mark.concurrent
 @pytest.mark.parametrize("workers", [1, 2])
 def test_batches_make_the_tables_of_score_with_cells(demo, workers):
     tasks, runs, expected = demo
