@@ -107,6 +107,7 @@ def test_audit_prints_counts(capsys):
     assert "derived numbers checked" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_demo_command_never_overwrites_a_changed_file_unasked(tmp_path, capsys):
     out = tmp_path / "demo"
     assert main(["demo", "--out", str(out)]) == 0

@@ -23,6 +23,9 @@ from sgr_kit.report.build import parse_parameter
 from sgr_kit.resources import notebooks_dir
 
 HOSTILE = "<script>alert(1)</script>"
+# Builds reports and runs notebooks in Jupyter kernels (seconds each): `make test-fast` skips the module.
+pytestmark = pytest.mark.slow
+
 #: What every analysis notebook's parameters cell defines (the report passes them).
 COMMON = {"scores_path", "cells_path", "tasks_paths", "runs_path", "audit_path", "profile", "systems",
           "failure_policy", "n_boot", "seed", "alpha", "figure_format", "output_dir"}

@@ -67,6 +67,7 @@ def two_builds(fixture, tmp_path_factory):
             "building": building}
 
 
+@pytest.mark.slow
 @pytest.mark.concurrent
 def test_a_second_build_to_the_same_folder_stops_at_once_naming_the_first(two_builds):
     second, first = two_builds["second"], two_builds["first"]
@@ -82,6 +83,7 @@ def test_a_second_build_to_the_same_folder_stops_at_once_naming_the_first(two_bu
     assert sorted(p.name for p in two_builds["folder"].iterdir()) == ["R2"]  # no lock file, no build folder left
 
 
+@pytest.mark.slow
 @pytest.mark.concurrent
 def test_a_build_prints_no_event_loop_warning_and_no_kernel_log(two_builds):
     err = two_builds["first_err"]
@@ -109,6 +111,7 @@ def test_a_lock_left_by_a_build_that_was_killed_does_not_block(tmp_path):
     assert not (tmp_path / ".R.lock").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.concurrent
 def test_a_folder_made_during_the_build_is_never_deleted_and_the_report_is_kept_beside(fixture, tmp_path):
     # the case: `sgr-kit report --out R1 &`, then `mkdir R1; echo precious > R1/notes.txt`
@@ -228,6 +231,7 @@ def test_the_final_rename_never_replaces_even_an_empty_folder(tmp_path):
     assert folder_state(tmp_path / "missing") == FolderState(False)
 
 
+@pytest.mark.slow
 @pytest.mark.concurrent
 @pytest.mark.parametrize("when", ["scoring", "pages"])
 def test_a_second_and_third_ctrl_c_during_cleanup_still_end_with_130_and_leave_no_build_folder(fixture, tmp_path,
