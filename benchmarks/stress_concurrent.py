@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -37,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "concurrent",
                *(args.pytest_args or PARALLEL)]
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))  # the burners are stopped below all the same
     burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.burners)]
     passed = 0
     try:

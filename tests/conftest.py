@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import os
+import signal
 
 import numpy as np
 import pytest
@@ -32,6 +33,13 @@ RELEASE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
 RELEASE_ORIGINAL_DIR = RELEASE_DIR.parent / "release-original"
 
 SEED = 20240611
+
+# A test process started with Ctrl-C ignored (a background job of a script, nohup) would pass
+# that on to every command it starts, which then ignores the SIGINT a test sends it (Python
+# installs its KeyboardInterrupt handler only where SIGINT is not ignored at start-up). The
+# tests' commands get SIGINT as a terminal gives it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Property tests: no per-example deadline (shared, noisy machines); under CI the
 # examples are derived from the test itself, so a run is reproducible. Two profiles,
