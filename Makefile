@@ -8,12 +8,14 @@ STAMP  := $(VENV)/.installed
 OUT    ?= out
 DEMO   := data/demo
 
-.PHONY: setup browser report test test-fast docs demo benchmark clean help
+.PHONY: setup browser report test test-fast stress slowest docs demo benchmark clean help
 
 help:
 	@echo "make report     build the full report of the embedded (synthetic) demo in $(OUT)/demo and refresh figures/"
 	@echo "make test       run every test (unit, property, doctest, notebooks, report, release, browser)"
-	@echo "make test-fast  every test except the slow and browser ones"
+	@echo "make test-fast  every test except the slow and browser ones (the inner loop)"
+	@echo "make stress     the concurrent tests 20 times in a row beside CPU-burning processes"
+	@echo "make slowest    run every test and print the wall time and the 20 slowest tests"
 	@echo "make docs       build the manual (docs/) into docs/_build/html, offline, warnings as errors"
 	@echo "make setup      create $(VENV) with sgr-kit (editable), its test tools, the manual's, inspect_ai and the runner's tools"
 	@echo "make browser    install Chromium (Debian) and Playwright for the browser test"
@@ -41,11 +43,24 @@ report: $(STAMP)
 	mkdir -p figures
 	cp $(OUT)/demo/figures/*.png $(OUT)/demo/figures/*.svg figures/
 
+# Tests run in parallel (pytest-xdist: two workers, each taking tests from the other when it runs
+# out) and in a random order (pytest-randomly; the seed is printed, -p randomly --randomly-seed=N
+# repeats an order). PYTEST_PARALLEL="-n 0" runs them in one process.
+PYTEST_PARALLEL ?= -n 2 --dist worksteal
+
 test: $(STAMP) browser
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow and not browser"
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not slow and not browser"
+
+# The tests marked `concurrent` (signals, locks, threads, processes) 20 times in a row beside two
+# CPU-burning processes; and the suite's wall time with its 20 slowest tests.
+stress: $(STAMP)
+	$(BIN)/python benchmarks/stress_concurrent.py --rounds 20 --burners 2
+
+slowest: $(STAMP) browser
+	$(BIN)/python benchmarks/slowest_tests.py
 
 # The manual: Sphinx with warnings as errors; executes the report's notebooks on the demo.
 docs: $(STAMP)

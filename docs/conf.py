@@ -37,7 +37,7 @@ nitpick_ignore_regex = [
     # Types and functions of other libraries and of Python's standard library.
     (r"py:.*", r"(pd|pandas|np|numpy|scipy|matplotlib|mpl|plt|ipywidgets|widgets|anywidget|pyarrow|pa|"
                r"huggingface_hub|filelock|t|typing|fractions|decimal|random|html|json|argparse|importlib|str|os|pathlib|"
-               r"sys|queue|contextvars|ipaddress|ada_url|inspect_ai|mcp|pydantic|httpx)(\..*)?"),
+               r"sys|queue|contextvars|ipaddress|ada_url|inspect_ai|mcp|pydantic|httpx|subprocess)(\..*)?"),
     (r"py:class", r"(Path|PathLike)"),
     # A subscripted annotation (``Mapping[str, Any]``) that Sphinx splits at its comma.
     (r"py:.*", r".*\[.*"),

@@ -36,6 +36,7 @@ from .schema import check_profile, is_synthetic
 from .score import ScoredRuns, score_with_cells
 from .score.parallel import CELL_SCHEMA, score_batches
 from .score.runs import rows_frame
+from .testing import pause
 
 __all__ = ["Inputs", "score_files", "score_files_to", "load_inputs"]
 
@@ -228,6 +229,7 @@ def score_files_to(
         for batch in batches:
             rows += batch.rows
             stream.write(batch.cells)
+            pause("score-cells-written")
         scores = rows_frame(rows)
         write_table(scores, out, force=force)
     return task_set, run_set, scores

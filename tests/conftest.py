@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import os
+import signal
 
 import numpy as np
 import pytest
@@ -23,12 +24,22 @@ from hypothesis import HealthCheck, settings
 from sgr_kit.taxonomy import cardinality_bin, classify_domain
 from sgr_kit.types import FieldRule, Schema, Task
 
+# Built once per test session and shared by every worker: the demo report, the wheel, the manual.
+from built_once import demo_report, manual, wheel  # noqa: E402,F401
+
 #: Where the real release-format tasks live, beside the checkout (never copied into it).
 RELEASE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "release-format"
 #: Real tasks of the public release in its own format (``normalization``), beside the checkout.
 RELEASE_ORIGINAL_DIR = RELEASE_DIR.parent / "release-original"
 
 SEED = 20240611
+
+# A test process started with Ctrl-C ignored (a background job of a script, nohup) would pass
+# that on to every command it starts, which then ignores the SIGINT a test sends it (Python
+# installs its KeyboardInterrupt handler only where SIGINT is not ignored at start-up). The
+# tests' commands get SIGINT as a terminal gives it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Property tests: no per-example deadline (shared, noisy machines); under CI the
 # examples are derived from the test itself, so a run is reproducible. Two profiles,
@@ -161,6 +172,18 @@ def build_task(
         metadata=dict(metadata or {}),
         source=source,
     )
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-randomly has shuffled the modules and the tests in each
+def pytest_collection_modifyitems(config, items):
+    """Modules holding a ``slow`` or ``browser`` test first, each module's tests kept together.
+
+    Under pytest-xdist the long builds (the manual, the wheel, the reports) then start while
+    the quick tests fill the other worker, instead of one of them starting last and keeping the
+    run waiting for it. Otherwise the (random) order is kept: the sort is stable.
+    """
+    heavy = {item.path for item in items if item.get_closest_marker("slow") or item.get_closest_marker("browser")}
+    items.sort(key=lambda item: item.path not in heavy)
 
 
 @pytest.fixture

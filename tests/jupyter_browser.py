@@ -16,7 +16,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -54,13 +53,6 @@ def browser_or_skip() -> str:
     return chromium
 
 
-def free_port() -> int:
-    """A free TCP port on the loopback interface."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _get(url: str, *, timeout: float = 5.0) -> bytes:
     with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 - loopback only
         return response.read()
@@ -79,41 +71,61 @@ def _shutdown_kernels(base: str) -> None:
         opener.open(request, timeout=10).read()
 
 
+def _server_url(runtime: Path) -> str | None:
+    """The URL the server wrote in its runtime folder (``jpserver-<pid>.json``) once it listens, else None."""
+    for info in runtime.glob("jpserver-*.json"):
+        try:
+            url = json.loads(info.read_text(encoding="utf-8")).get("url")
+        except (OSError, ValueError):  # being written
+            continue
+        if url:
+            return url.rstrip("/")
+    return None
+
+
 @contextlib.contextmanager
 def jupyter_lab(notebook_dir: Path, *, log: Path, timeout: float = 90.0) -> Iterator[str]:
-    """Run JupyterLab on a free loopback port without a token; yield its base URL; always stop it.
+    """Run JupyterLab on a loopback port of its choosing, without a token; yield its base URL; always stop it.
 
-    The server runs in its own process group. On exit its kernels are shut down through
-    the REST API, then the group gets SIGTERM (SIGKILL after 15 s).
+    The server picks a free port itself (``--port=0``) and names it in the server file it writes
+    in a runtime folder of its own, beside ``notebook_dir``: two servers started at once (tests in
+    parallel) never race for one port. It runs in its own process group; on exit its kernels are
+    shut down through the REST API, then the group gets SIGTERM (SIGKILL after 15 s).
     """
-    port = free_port()
     jupyter = Path(sys.executable).with_name("jupyter")
     runtime = notebook_dir.parent / "jupyter-runtime"
     env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(runtime), JUPYTER_PLATFORM_DIRS="1")
     command = [
-        str(jupyter), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}", "--port-retries=0",
+        str(jupyter), "lab", "--no-browser", "--ip=127.0.0.1", "--port=0", "--port-retries=0",
         "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root",
         f"--notebook-dir={notebook_dir}", f"--LabApp.workspaces_dir={notebook_dir.parent / 'workspaces'}",
     ]  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
+    base = None
     with open(log, "wb") as out:
         server = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
         try:
             deadline = time.monotonic() + timeout
-            while True:
+            while True:  # until the server has written where it listens, and answers there
                 if server.poll() is not None:
                     raise RuntimeError(f"jupyter lab exited with {server.returncode}; see {log}")
+                base = base or _server_url(runtime)
+                if base is not None:
+                    try:
+                        _get(f"{base}/api/status", timeout=2)
+                        break
+                    except OSError:
+                        pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"jupyter lab did not answer within {timeout:.0f} s; see {log}")
                 try:
-                    _get(f"{base}/api/status", timeout=2)
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        raise RuntimeError(f"jupyter lab did not answer within {timeout:.0f} s; see {log}") from None
-                    time.sleep(0.3)
+                    server.wait(timeout=0.2)  # returns early only if the server ends
+                except subprocess.TimeoutExpired:
+                    pass
             yield base
         finally:
-            with contextlib.suppress(Exception):  # a failure here must not keep the server running
-                _shutdown_kernels(base)
+            if base is not None:
+                with contextlib.suppress(Exception):  # a failure here must not keep the server running
+                    _shutdown_kernels(base)
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(server.pid, signal.SIGTERM)
             try:

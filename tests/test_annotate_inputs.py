@@ -62,6 +62,7 @@ def test_notebook_has_one_parameters_cell_and_no_outputs():
     assert "SYNTHETIC" in tagged[0].source
 
 
+@pytest.mark.slow
 def test_notebook_runs_on_the_demo_and_resumes(tmp_path):
     import papermill
 

@@ -58,6 +58,7 @@ def test_no_temporary_file_is_left_and_a_failed_write_keeps_the_old_file(tmp_pat
     assert ("m", "t2", 0) not in store
 
 
+@pytest.mark.concurrent
 def test_a_killed_process_loses_no_label_it_reported_written(tmp_path):
     # a child process labels three answers and is killed hard (no clean-up) right after
     path = tmp_path / "ann.csv"
@@ -151,6 +152,7 @@ for i in range(n):
 """
 
 
+@pytest.mark.concurrent
 def test_two_processes_writing_one_file_at_once_keep_every_label(tmp_path):
     # two real processes (two tabs of one annotator), 150 labels each, released at the same moment
     path = tmp_path / "ann.csv"
@@ -181,6 +183,7 @@ def test_a_store_opened_before_another_wrote_keeps_the_others_labels_without_a_c
     assert sorted(load_labels(path)["task_id"]) == ["t1", "t2"] and len(first) == 2
 
 
+@pytest.mark.concurrent
 def test_a_held_lock_is_a_clear_error_naming_the_lock_file(tmp_path, monkeypatch):
     from filelock import FileLock
 

@@ -107,6 +107,7 @@ def test_audit_prints_counts(capsys):
     assert "derived numbers checked" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_demo_command_never_overwrites_a_changed_file_unasked(tmp_path, capsys):
     out = tmp_path / "demo"
     assert main(["demo", "--out", str(out)]) == 0
@@ -138,6 +139,7 @@ def _score_args(files, out, *more):
             "--no-progress", *more]
 
 
+@pytest.mark.concurrent
 def test_a_closed_pipe_ends_the_command_quietly(tmp_path):
     # a summary long enough to overflow the pipe: `sgr-kit summary scores.csv | head -1`
     systems = [f"system-{i:04d}-with-a-name-long-enough-to-fill-the-pipe" for i in range(400)]  # about 150 KB
@@ -251,30 +253,31 @@ def test_workers_must_be_a_positive_number(capsys):
     assert "expected a whole number of worker processes >= 1; found '0'" in capsys.readouterr().err
 
 
+@pytest.mark.concurrent
 @pytest.mark.parametrize(("how", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_an_interrupted_score_leaves_the_earlier_outputs_intact(tmp_path, how, status):
-    runs = _big_runs(tmp_path / "runs.jsonl", 12)  # about 14,500 answers: several seconds of writing
+    from sgr_kit.testing import PAUSE_DIR, held
+
+    runs = _big_runs(tmp_path / "runs.jsonl", 4)  # about 4,800 answers: ten batches, so that two workers start
     out, cells = tmp_path / "scores.csv", tmp_path / "cells.parquet"
     out.write_text("earlier scores\n")
     cells.write_bytes(b"earlier cells")
+    pauses = tmp_path / "pauses"
+    pauses.mkdir()
     process = subprocess.Popen(
         [*SGR_KIT, "score", "--tasks", str(DEMO / "constraint.jsonl"), "--tasks", str(DEMO / "goal.jsonl"),
          "--runs", str(runs), "--out", str(out), "--cells", str(cells), "--force", "--no-progress", "--workers", "2"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env={**os.environ, PAUSE_DIR: str(pauses)},
     )  # fmt: skip
-    deadline = time.monotonic() + 120
-    while not any(p.name.startswith(".cells.parquet.") for p in tmp_path.iterdir()):  # mid-write
-        assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-    time.sleep(0.3)
-    os.kill(process.pid, how)
-    _, err = process.communicate(timeout=60)
+    with held(process, "score-cells-written", pauses):  # mid-write: a batch of cells in the temporary file
+        assert any(p.name.startswith(".cells.parquet.") for p in tmp_path.iterdir())
+        os.kill(process.pid, how)
+        _, err = process.communicate(timeout=120)
     assert process.returncode == status, err.decode()
     assert "Traceback" not in err.decode() and "unfinished output files were removed" in err.decode()
     assert out.read_text() == "earlier scores\n" and cells.read_bytes() == b"earlier cells"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cells.parquet", "runs.jsonl", "scores.csv"]
-    deadline = time.monotonic() + 20
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cells.parquet", "pauses", "runs.jsonl", "scores.csv"]
+    deadline = time.monotonic() + 60
     while _running_in_group(process.pid):  # no worker process is left behind (dead ones may await reaping)
         assert time.monotonic() < deadline, _running_in_group(process.pid)
         time.sleep(0.1)

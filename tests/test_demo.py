@@ -62,6 +62,7 @@ def test_regenerates_committed_files_byte_identically(demo, tmp_path):
         assert files[name].encode("utf-8") == (DEMO / name).read_bytes(), f"{name} differs: run `make demo`"
 
 
+@pytest.mark.slow
 def test_write_demo_refuses_to_overwrite_a_different_file(tmp_path):
     (tmp_path / "audit.csv").write_text("something else\n")
     with pytest.raises(SgrKitError, match=r"audit\.csv already exists with different content"):

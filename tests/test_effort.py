@@ -265,28 +265,28 @@ def test_the_usage_tables_own_duration_sources_are_kept():
 
 
 @pytest.mark.slow
-def test_the_page_reads_the_tables_the_report_computes_once(tmp_path):
+def test_the_page_reads_the_tables_the_report_computes_once(demo_report):
     import nbformat
 
     from sgr_kit.prepare import load_tasks
-    from sgr_kit.report import run_notebook
-    from sgr_kit.resources import demo_dir, demo_paths, notebooks_dir
+    from sgr_kit.report import notebook_parameters
+    from sgr_kit.resources import demo_dir, demo_paths
     from sgr_kit.trajectories import trajectory_usage
     from sgr_kit.trajectories.protocol import protocol_flags
 
     paths = demo_paths()
     usage = trajectory_usage(paths["trajectories"], prices=demo_dir() / "prices-example.csv")
     flags = protocol_flags(paths["trajectories"], load_tasks(paths["constraint"], paths["goal"]), usage=usage)
-    usage.to_csv(tmp_path / "usage.csv", index=False)
-    flags.to_csv(tmp_path / "protocol-flags.csv", index=False)
-    out = run_notebook(notebooks_dir() / "10_effort_and_protocol.ipynb", tmp_path / "out.ipynb",
-                       parameters={"n_boot": 200, "output_dir": str(tmp_path), "usage_path": "usage.csv",
-                                   "flags_path": "protocol-flags.csv"}, cwd=tmp_path)  # fmt: skip
-    cells = nbformat.read(out, as_version=4).cells
+    # the demo's report (built once per session, n_boot 200) computed both once and handed them to the page
+    page = demo_report / "10_effort_and_protocol.ipynb"
+    given = notebook_parameters(page)
+    assert (given["usage_path"], given["flags_path"]) == ('"usage.csv"', '"protocol-flags.csv"')  # as written
+    pd.testing.assert_frame_equal(pd.read_csv(demo_report / "usage.csv")[usage.columns], usage, check_dtype=False)
+    cells = nbformat.read(page, as_version=4).cells
     assert not [o for c in cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
-    saved = pd.read_csv(tmp_path / "tables" / "protocol_flags.csv")
+    saved = pd.read_csv(demo_report / "tables" / "protocol_flags.csv")
     assert len(saved) == len(flags) and saved["flag"].tolist() == flags["flag"].tolist()
-    per_answer = pd.read_csv(tmp_path / "tables" / "effort_per_answer.csv")
+    per_answer = pd.read_csv(demo_report / "tables" / "effort_per_answer.csv")
     traced = per_answer[per_answer["has_trajectory"]]  # the demo's commercial systems have no trajectory
     assert (traced["seconds_source"] == "reported").all()
     assert (per_answer.loc[~per_answer["has_trajectory"], "seconds_source"] == "unknown").all()

@@ -465,6 +465,7 @@ def test_notebook_has_one_parameters_cell_and_no_outputs():
             assert cell["outputs"] == [] and cell["execution_count"] is None
 
 
+@pytest.mark.slow  # runs the exported notebook in a kernel
 def test_exported_notebook_shows_a_plain_table_of_the_selection(world, tmp_path):
     """papermill runs the explorer notebook; nbconvert's HTML of it shows the selection as a table.
 

@@ -23,6 +23,9 @@ from sgr_kit.report.build import parse_parameter
 from sgr_kit.resources import notebooks_dir
 
 HOSTILE = "<script>alert(1)</script>"
+# Builds reports and runs notebooks in Jupyter kernels (seconds each): `make test-fast` skips the module.
+pytestmark = pytest.mark.slow
+
 #: What every analysis notebook's parameters cell defines (the report passes them).
 COMMON = {"scores_path", "cells_path", "tasks_paths", "runs_path", "audit_path", "profile", "systems",
           "failure_policy", "n_boot", "seed", "alpha", "figure_format", "output_dir"}
@@ -153,10 +156,9 @@ def test_index_flags_incomplete_systems_and_links_every_page(built):
     assert "(of 100)" in index  # 12 tasks, not the paper's 100: flagged beside the paper's numbers
 
 
-def test_rebuild_with_only_parameters_changed_reuses_the_scores(built, fixture):
-    result, _ = built
-    lines: list[str] = []
-    again = build_report(fixture["tasks"], fixture["runs"], result.folder, audit_labels=fixture["audit"],
+def test_rebuild_with_only_parameters_changed_reuses_the_scores(pristine, fixture):
+    lines: list[str] = []  # on a copy: the shared report stays as built for the tests that read it
+    again = build_report(fixture["tasks"], fixture["runs"], pristine, audit_labels=fixture["audit"],
                          notebooks=["01"], parameters={"n_boot": 150}, force=True, progress=False, log=lines.append)
     assert again.scoring_reused and any("reused" in line for line in lines)
     assert json.loads((again.folder / "provenance.json").read_text())["scoring"]["reused"] is True
@@ -214,42 +216,39 @@ def test_run_notebook_refuses_an_unknown_parameter(tmp_path):
     assert not (tmp_path / "out.ipynb").exists()
 
 
+@pytest.mark.concurrent
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_an_interrupted_build_leaves_the_previous_report_intact(built, fixture, tmp_path, sig):
+def test_an_interrupted_build_leaves_the_previous_report_intact(fixture, tmp_path, sig):
+    import psutil
+
+    from sgr_kit.testing import PAUSE_DIR, held
+
     previous = tmp_path / "report"
     previous.mkdir()
     (previous / "index.html").write_text("the previous report")
     (previous / "provenance.json").write_text(json.dumps({"report": "sgr-kit report"}))
+    pauses = tmp_path / "pauses"
+    pauses.mkdir()
     command = [sys.executable, "-m", "sgr_kit.cli", "report", "--tasks", *fixture["tasks"], "--runs",
-               *fixture["runs"], "--out", str(previous), "--force", "--no-progress", "-p", "n_boot", "120"]
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:  # wait until the build is under way: scores written, notebooks running
+               *fixture["runs"], "--out", str(previous), "--force", "--no-progress", "-p", "n_boot", "120",
+               "--notebooks", "01,03", "--workers", "2"]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                            env={**os.environ, PAUSE_DIR: str(pauses)})
+    with held(proc, "report-page-running", pauses):  # scores written, a page running in its kernel
         building = list(tmp_path.glob(".report.building-*"))
-        if building and (building[0] / "scores.csv").exists():
-            break
-        time.sleep(0.05)
-    else:
-        proc.kill()
-        pytest.fail("the build never started")
-    import psutil
-
-    kernels: list = []
-    while time.monotonic() < deadline and not kernels:  # wait until notebook kernels run
+        assert len(building) == 1 and (building[0] / "scores.csv").is_file()
         kernels = [p for p in psutil.Process(proc.pid).children(recursive=True)
                    if "ipykernel" in " ".join(p.cmdline())]
-        time.sleep(0.1)
-    time.sleep(1.0)
-    os.killpg(proc.pid, sig) if sig == signal.SIGINT else proc.send_signal(sig)
-    proc.wait(timeout=60)
-    assert proc.returncode == {signal.SIGINT: 130, signal.SIGTERM: 143}[sig]
-    assert kernels, "no kernel was seen running"
+        assert kernels, "no kernel was seen running"
+        os.killpg(proc.pid, sig) if sig == signal.SIGINT else proc.send_signal(sig)
+        proc.wait(timeout=120)
+    assert proc.returncode == {signal.SIGINT: 130, signal.SIGTERM: 143}[sig], proc.stderr.read()
     gone, alive = psutil.wait_procs(kernels, timeout=5)
     assert not alive, f"kernels outlived the build: {alive}"
-    time.sleep(2)  # nothing writes into the removed folder afterwards
+    # the build and its kernels have ended: nothing is left to write into the removed folder
     assert (previous / "index.html").read_text() == "the previous report"
     assert sorted(p.name for p in previous.iterdir()) == ["index.html", "provenance.json"]
-    leftovers = [p.name for p in tmp_path.iterdir() if p.name != "report"]
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name not in ("report", "pauses")]
     assert not leftovers, leftovers
 
 
@@ -500,8 +499,27 @@ def test_a_report_scores_answers_in_the_language_asked(original_dir, tmp_path, c
 
 
 def _shown(cell) -> list:
-    """What a cell showed: its outputs without execution counts (papermill's timing lives in metadata)."""
-    return [{k: v for k, v in output.items() if k != "execution_count"} for output in cell.get("outputs", [])]
+    """What a cell showed: its outputs without execution counts (papermill's timing lives in metadata).
+
+    Consecutive outputs of one stream are joined, as a notebook shows them: how a kernel cuts its
+    printed text into messages depends on when its output thread flushes (``print(x)`` may arrive
+    as ``x`` and ``"\\n"``), which a busy machine changes from run to run.
+    """
+    shown: list = []
+    for output in cell.get("outputs", []):
+        output = {k: v for k, v in output.items() if k != "execution_count"}
+        if (output.get("output_type") == "stream" and shown and shown[-1].get("output_type") == "stream"
+                and shown[-1].get("name") == output.get("name")):
+            shown[-1] = {**shown[-1], "text": shown[-1]["text"] + output["text"]}
+        else:
+            shown.append(output)
+    return shown
+
+
+def _first_difference(a: str, b: str, context: int = 300) -> str:
+    """Where two texts first differ, with some text around it."""
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return f"...{a[max(0, at - context):at + context]!r} != ...{b[max(0, at - context):at + context]!r}"
 
 
 def test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill(built, pristine, tmp_path):
@@ -525,7 +543,8 @@ def test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill(built
         alone = nbformat.read(tmp_path / f"{name}.ipynb", as_version=4)
         assert [c.get("execution_count") for c in shared.cells] == [c.get("execution_count") for c in alone.cells]
         differ = [i for i, (a, b) in enumerate(zip(shared.cells, alone.cells)) if _shown(a) != _shown(b)]
-        assert differ == [], f"{name}: cells {differ} show something else when run alone"
+        assert differ == [], f"{name}: cells {differ} show something else when run alone: " + _first_difference(
+            str(_shown(shared.cells[differ[0]])), str(_shown(alone.cells[differ[0]]))) if differ else ""
     after = files()  # the re-runs never wrote into the report: its files are as built
     assert sorted(after) == sorted(before)
     assert [name for name in before if after[name] != before[name]] == []

@@ -28,6 +28,7 @@ def report(tmp_path_factory):
     return rc, out, ann.labels, bob.labels
 
 
+@pytest.mark.slow
 def test_the_error_profile_page_shows_agreement_tables(report):
     rc, out, ann, bob = report
     assert rc == 0
@@ -41,6 +42,7 @@ def test_the_error_profile_page_shows_agreement_tables(report):
     assert "Agreement between annotators" in page and "krippendorff_alpha" in page
 
 
+@pytest.mark.slow
 def test_the_label_files_are_kept_in_the_report_and_named_in_the_provenance(report):
     _, out, _, _ = report
     assert (out / "labels-1.csv").is_file() and (out / "labels-2.csv").is_file()

@@ -16,7 +16,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from sgr_kit.errors import SgrKitError
 from sgr_kit.report import build_report
 from sgr_kit.report.folder import FolderState, ReportClaim, ReportFolderChanged, folder_state, install_report
 from sgr_kit.report.folder import rename_no_replace
+from sgr_kit.testing import PAUSE_DIR, held
 from test_report import write_fixture
 
 
@@ -38,49 +38,53 @@ def _command(fixture, out: Path, *more: str) -> list[str]:
             "--out", str(out), "--no-progress", "-p", "n_boot", "100", *more]
 
 
-def _wait_for(condition, seconds: float = 120) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail("the build never got there")
-        time.sleep(0.05)
-
-
 def _kept(message: str) -> Path:
     found = re.search(r"The new report is in (\S+?)(;|$)", message)
     assert found, message
     return Path(found.group(1))
 
 
+def _env(pauses: Path) -> dict[str, str]:
+    """The environment of a build that a test holds at pause points (sgr_kit.testing) made in ``pauses``."""
+    pauses.mkdir(exist_ok=True)
+    return {**os.environ, PAUSE_DIR: str(pauses)}
+
+
 @pytest.fixture(scope="module")
 def two_builds(fixture, tmp_path_factory):
     """A build of page 01 running, and a second build to the same folder started while it runs."""
     folder = tmp_path_factory.mktemp("two")
+    pauses = tmp_path_factory.mktemp("pauses")
     out = folder / "R2"
     first = subprocess.Popen(_command(fixture, out, "--notebooks", "01"), stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
-    _wait_for(lambda: list(folder.glob(".R2.building-*")))
-    start = time.monotonic()
-    second = subprocess.run(_command(fixture, out, "--notebooks", "03"), capture_output=True, text=True, timeout=120)
-    seconds = time.monotonic() - start
+                             stderr=subprocess.PIPE, text=True, env=_env(pauses))
+    with held(first, "report-scoring", pauses):  # the first holds its claim while the second runs
+        building = list(folder.glob(".R2.building-*"))
+        second = subprocess.run(_command(fixture, out, "--notebooks", "03"), capture_output=True, text=True,
+                                timeout=300)
     _, first_err = first.communicate(timeout=300)
     return {"folder": folder, "out": out, "first": first, "first_err": first_err, "second": second,
-            "seconds": seconds}
+            "building": building}
 
 
+@pytest.mark.slow
+@pytest.mark.concurrent
 def test_a_second_build_to_the_same_folder_stops_at_once_naming_the_first(two_builds):
     second, first = two_builds["second"], two_builds["first"]
     assert second.returncode == 2
     assert re.search(rf"sgr-kit: error: report folder \S*R2: another build is writing it \(process {first.pid} ",
                      second.stderr), second.stderr
     assert "--notebooks 01" in second.stderr  # the other build's command
-    assert two_builds["seconds"] < 15  # at once: before scoring or starting a kernel
+    assert "scores:" not in second.stderr  # at once: before scoring or starting a kernel
+    assert len(two_builds["building"]) == 1  # the first build's folder, made before the second started
     assert first.returncode == 0, two_builds["first_err"]
     provenance = json.loads((two_builds["out"] / "provenance.json").read_text())
     assert [n["name"] for n in provenance["notebooks"]] == ["01_main_table"]  # the first build's report, whole
     assert sorted(p.name for p in two_builds["folder"].iterdir()) == ["R2"]  # no lock file, no build folder left
 
 
+@pytest.mark.slow
+@pytest.mark.concurrent
 def test_a_build_prints_no_event_loop_warning_and_no_kernel_log(two_builds):
     err = two_builds["first_err"]
     assert "01_main_table" in err  # the build's own lines are there
@@ -88,17 +92,19 @@ def test_a_build_prints_no_event_loop_warning_and_no_kernel_log(two_builds):
     assert "without encryption" not in err and "IPKernelApp" not in err
 
 
+@pytest.mark.concurrent
 def test_a_lock_left_by_a_build_that_was_killed_does_not_block(tmp_path):
     out = tmp_path / "R"
     holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from pathlib import Path; "
                                "from sgr_kit.report.folder import ReportClaim; "
                                f"c = ReportClaim(Path({str(out)!r}), command='holder'); print('held', flush=True); "
-                               "time.sleep(120)"], stdout=subprocess.PIPE, text=True)
+                               "sys.stdin.readline()"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "held"
     with pytest.raises(SgrKitError, match=rf"another build is writing it \(process {holder.pid} .*'holder'"):
         ReportClaim(out)
-    holder.kill()
+    holder.kill()  # killed while it holds the lock
     holder.wait()
+    holder.stdin.close()
     assert (tmp_path / ".R.lock").exists()  # killed: its lock file stays, its lock does not
     with ReportClaim(out) as claim:
         assert claim.info["pid"] == os.getpid()
@@ -151,14 +157,18 @@ def test_an_out_that_is_a_symlink_is_written_through_and_stays_a_link(fixture, t
                      progress=False, workers=1)  # fmt: skip
 
 
+@pytest.mark.slow
+@pytest.mark.concurrent
 def test_a_folder_made_during_the_build_is_never_deleted_and_the_report_is_kept_beside(fixture, tmp_path):
     # the issue's case: `sgr-kit report --out R1 &`, then `mkdir R1; echo precious > R1/notes.txt`
     out = tmp_path / "R1"
+    pauses = tmp_path.parent / f"{tmp_path.name}-pauses"
     build = subprocess.Popen(_command(fixture, out, "--notebooks", "01"), stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
-    _wait_for(lambda: any((b / "scores.csv").exists() for b in tmp_path.glob(".R1.building-*")))
-    out.mkdir()
-    (out / "notes.txt").write_text("precious")
+                             stderr=subprocess.PIPE, text=True, env=_env(pauses))
+    with held(build, "report-page-running", pauses):  # scored, its page running: the build is not done
+        assert any((b / "scores.csv").exists() for b in tmp_path.glob(".R1.building-*"))
+        out.mkdir()
+        (out / "notes.txt").write_text("precious")
     _, err = build.communicate(timeout=300)
     assert build.returncode == 1, err
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
@@ -267,30 +277,34 @@ def test_the_final_rename_never_replaces_even_an_empty_folder(tmp_path):
     assert folder_state(tmp_path / "missing") == FolderState(False)
 
 
+@pytest.mark.slow
+@pytest.mark.concurrent
 @pytest.mark.parametrize("when", ["scoring", "pages"])
 def test_a_second_and_third_ctrl_c_during_cleanup_still_end_with_130_and_leave_no_build_folder(fixture, tmp_path,
                                                                                                   when):
-    out = tmp_path / "report"
-    out.mkdir()
+    area, pauses = tmp_path / "area", tmp_path / "pauses"
+    out = area / "report"
+    out.mkdir(parents=True)
     (out / "provenance.json").write_text(json.dumps({"report": "sgr-kit report"}))
     proc = subprocess.Popen(_command(fixture, out, "--force", "--notebooks", "01,03", "--workers", "2"),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    if when == "scoring":
-        _wait_for(lambda: list(tmp_path.glob(".report.building-*")))
-    else:
-        import psutil
-
-        _wait_for(lambda: any((b / "scores.csv").exists() for b in tmp_path.glob(".report.building-*")))
-        _wait_for(lambda: any("ipykernel" in " ".join(p.cmdline()) for p in psutil.Process(proc.pid).children()))
-        time.sleep(1.0)
-    for _ in range(3):  # Ctrl-C three times: the terminal signals the whole process group
-        os.killpg(proc.pid, signal.SIGINT)
-        time.sleep(0.3)
-    _, err = proc.communicate(timeout=90)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env=_env(pauses))
+    os.mkfifo(pauses / "report-cleanup")  # ahead: the build gets there on its own after the first Ctrl-C
+    try:
+        # the first Ctrl-C while the build scores, or while a page runs in its kernel
+        with held(proc, {"scoring": "report-scoring", "pages": "report-page-running"}[when], pauses):
+            os.killpg(proc.pid, signal.SIGINT)  # the terminal signals the whole process group
+            with held(proc, "report-cleanup", pauses):  # the second and third while it cleans up
+                os.killpg(proc.pid, signal.SIGINT)
+                os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, err
     assert "interrupted; unfinished output files were removed" in err
     assert "Traceback" not in err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]  # no build folder, no lock
+    assert sorted(p.name for p in area.iterdir()) == ["report"]  # no build folder, no lock
     assert sorted(p.name for p in out.iterdir()) == ["provenance.json"]
 
 

@@ -107,6 +107,8 @@ def page_text(html: str) -> str:
 
 @pytest.fixture(scope="module", params=SCENARIOS)
 def report(request, tmp_path_factory):
+    if request.param == "demo":  # the session's demo report (tests/built_once.py), built by this same command
+        return request.param, 0, request.getfixturevalue("demo_report")
     folder = tmp_path_factory.mktemp("inputs")
     out = folder / "report"
     argv = ["report", *scenario_args(request.param, folder / "data"), "--out", str(out), "-p", "n_boot", "200",

@@ -60,6 +60,8 @@ def _release_inputs(folder: Path) -> tuple[list[str], list[str]]:
 
 @pytest.fixture(scope="module", params=["demo", "release"])
 def report(request, tmp_path_factory) -> tuple[str, Path]:
+    if request.param == "demo":  # the session's demo report (tests/built_once.py), every page, n_boot 200
+        return request.param, request.getfixturevalue("demo_report")
     folder = tmp_path_factory.mktemp(f"layout-{request.param}")
     tasks, runs = (None, None) if request.param == "demo" else _release_inputs(folder / "inputs")
     result = build_report(tasks, runs, folder / "report", parameters={"n_boot": 200}, progress=False)

@@ -76,6 +76,7 @@ def small_report(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_a_saved_page_rerun_with_one_parameter_keeps_the_reports_systems(small_report, tmp_path):
     saved = nbformat.read(small_report / "03_cardinality_bins.ipynb", as_version=4)
     tagged = [c.metadata.get("tags", []) for c in saved.cells]

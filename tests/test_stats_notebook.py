@@ -46,6 +46,7 @@ def test_committed_without_outputs_and_thin(notebook):
     assert "zero differences dropped" in text and "continuity correction" in text
 
 
+@pytest.mark.slow
 def test_runs_on_a_small_scores_table(tmp_path):
     papermill = pytest.importorskip("papermill")
     pytest.importorskip("sgr_kit.pipeline")

@@ -69,6 +69,7 @@ import pandas as pd
 from .. import __version__
 from ..errors import SgrKitError
 from ..output import read_csv, write_table, write_text
+from ..testing import pause
 from ..text import NAME_WIDTH, visible_repr
 from .folder import (REPORT_KIND, ReportClaim, ReportFolderChanged, check_report_folder, clean_leftovers, copy_report,
                      install_report, read_provenance, remove_folder, report_files)
@@ -310,6 +311,7 @@ def build_report(
             fingerprint = json.loads((out / "provenance.json").read_text(encoding="utf-8"))["scoring"].get(
                 "tasks_fingerprint", "")
         else:
+            pause("report-scoring")
             with warnings.catch_warnings():
                 if trajectories is not None:  # their notes are said once, when they are read below
                     from ..trajectories import TrajectoryNote
@@ -389,6 +391,7 @@ def build_report(
         install_report(building, out, expected)
     except BaseException as exc:
         with _shielded():  # a second or third Ctrl-C during the cleanup waits for it to end
+            pause("report-cleanup")
             if pool is not None:
                 pool.stop()
             if not isinstance(exc, ReportFolderChanged):  # else the finished report was kept beside the folder

@@ -35,6 +35,7 @@ from ..errors import InsufficientDataError, SgrKitError
 from ..output import write_table, write_text
 from ..pipeline import Inputs, load_inputs
 from ..schema import SYNTHETIC_NOTE, check_choice
+from ..testing import pause
 from ..text import NAME_WIDTH, fixed, name_html, visible
 from .parameters import FIGURE_FORMATS
 from .summary import no_interval_reason
@@ -424,6 +425,7 @@ def open_notebook(
     -------
     Notebook
     """
+    pause("report-page-running")
     formats = FIGURE_FORMATS[check_choice(figure_format, tuple(FIGURE_FORMATS), name="figure_format")]
     load_cells = None
     if scores_path is not None and cells_path is not None:  # read the cells file only if a page uses it

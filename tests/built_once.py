@@ -1,0 +1,122 @@
+"""Built once, read many times: the demo report, the wheel and the manual, shared by a whole test session.
+
+Each is built by the first test that asks for it and then read by every other, in this
+process and in every pytest-xdist worker of the session: the pytest-xdist documentation's
+pattern, a lock (``filelock.FileLock``) and a JSON marker in the temporary folder that the
+session's workers share (``tmp_path_factory.getbasetemp().parent`` under xdist; the session's
+own temporary folder without it). A build that fails is recorded in the marker, and every
+test that asks for it fails with the same message, without building again.
+
+The fixtures (registered in ``conftest.py``):
+
+- ``demo_report``: the demo's report, every page, as ``sgr-kit report --out R -p n_boot 200
+  --quiet --no-progress`` builds it;
+- ``wheel``: the wheel of this checkout, built from a copy of the files it is made of (so
+  that no ``build/`` folder is left in the checkout, nor an old one read);
+- ``manual``: the manual (docs/) built as HTML with warnings as errors (it executes the
+  notebooks), with its doctrees beside it.
+
+A test that only reads a shared build uses its folder as it is; a test that changes anything
+works on a copy (``shutil.copytree(demo_report, tmp_path / "report")``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from filelock import FileLock
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """The folder ``name``, filled by ``build(folder)`` once per test session and shared by its workers."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the session's folder, above each worker's own
+    folder, marker = root / f"built-once-{name}", root / f"built-once-{name}.json"
+    with FileLock(str(root / f"built-once-{name}.lock")):
+        if not marker.is_file():
+            start = time.perf_counter()
+            try:
+                build(folder)
+                record = {"outcome": "built"}
+            except pytest.skip.Exception as skipped:
+                record = {"outcome": "skipped", "reason": str(skipped.msg)}
+            except pytest.fail.Exception as failed:
+                record = {"outcome": "failed", "reason": str(failed.msg)[-8000:]}
+            except Exception as error:  # recorded: the other tests fail with it instead of building again
+                record = {"outcome": "failed", "reason": f"{type(error).__name__}: {error}"[-8000:]}
+            record["seconds"] = round(time.perf_counter() - start, 1)
+            record["by"] = os.environ.get("PYTEST_XDIST_WORKER", "the only process")
+            marker.write_text(json.dumps(record), encoding="utf-8")
+        record = json.loads(marker.read_text(encoding="utf-8"))
+    if record["outcome"] == "skipped":
+        pytest.skip(record["reason"])
+    if record["outcome"] == "failed":
+        pytest.fail(f"the shared {name} could not be built ({record['by']}): {record['reason']}", pytrace=False)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def demo_report(tmp_path_factory) -> Path:
+    """The demo's report folder (every page, ``n_boot`` 200), built once per session; read it, never change it."""
+
+    def build(folder: Path) -> None:
+        from sgr_kit.cli import main
+
+        status = main(["report", "--out", str(folder), "-p", "n_boot", "200", "--quiet", "--no-progress"])
+        assert status == 0, f"sgr-kit report exited with status {status}"
+
+    return built_once(tmp_path_factory, "demo-report", build)
+
+
+#: What the wheel is made of (pyproject.toml's packages, package-dir and readme).
+WHEEL_SOURCES = ("pyproject.toml", "README.md", "sgr_kit", "notebooks", "data")
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel of this checkout (``pip wheel --no-deps``), built once per session from a copy of its sources."""
+
+    def build(folder: Path) -> None:
+        source = folder / "source"
+        for name in WHEEL_SOURCES:
+            if (ROOT / name).is_dir():
+                shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            else:
+                source.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(ROOT / name, source / name)
+        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(folder),
+                               str(source)], cwd=folder, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, f"pip wheel failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        shutil.rmtree(source)
+
+    folder = built_once(tmp_path_factory, "wheel", build)
+    wheels = sorted(folder.glob("sgr_kit-*.whl"))
+    assert len(wheels) == 1, wheels
+    return wheels[0]
+
+
+@pytest.fixture(scope="session")
+def manual(tmp_path_factory) -> Path:
+    """The manual's HTML folder, built once per session with warnings as errors (``html/`` beside ``doctrees/``)."""
+    pytest.importorskip("sphinx")
+
+    def build(folder: Path) -> None:
+        done = subprocess.run(
+            [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-b", "html", "-d",
+             str(folder / "doctrees"), str(ROOT / "docs"), str(folder / "html")],
+            cwd=ROOT, capture_output=True, text=True, timeout=3000,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-5000:]
+
+    return built_once(tmp_path_factory, "manual", build) / "html"
