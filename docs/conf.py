@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 from pathlib import Path
 
@@ -81,6 +83,28 @@ nb_merge_streams = True
 # Loading notes on stderr name the task files by the absolute path of the machine that
 # builds the manual; the pages show the notebooks' results, not those notes.
 nb_output_stderr = "remove"
+# A build may take the notebook pages as a report already ran them: SGR_KIT_DOCS_EXECUTED names
+# a report folder (its saved NN_name.ipynb pages, sgr-kit report's output; pages it has not, as
+# the explorer and the annotator, are run as always). The test suite builds
+# the manual so from the demo report it built, instead of running every notebook a second time;
+# `make docs` runs them.
+_EXECUTED = os.environ.get("SGR_KIT_DOCS_EXECUTED")
+if _EXECUTED:
+    nb_execution_mode = "off"
+
+
+def _executed_page(app, docname, source):
+    if not _EXECUTED or not docname.startswith("notebooks/"):
+        return
+    page = Path(_EXECUTED) / f"{docname.split('/', 1)[1]}.ipynb"
+    if page.is_file():
+        source[0] = page.read_text(encoding="utf-8")
+    else:  # not a report page (the explorer, the annotator): run here, as always
+        notebook = json.loads(source[0])
+        notebook.setdefault("metadata", {}).setdefault("mystnb", {})["execution_mode"] = "force"
+        source[0] = json.dumps(notebook)
+
+
 # Offline: no widget manager loaded from a CDN. Widgets are shown by the plain view their
 # notebooks keep for copies without a kernel.
 nb_ipywidgets_js: dict = {}
@@ -127,4 +151,5 @@ def _math_block(self, node):
 
 
 def setup(app):
+    app.connect("source-read", _executed_page)
     app.add_html_math_renderer("source", inline_renderers=(_math_inline, None), block_renderers=(_math_block, None))

@@ -107,8 +107,13 @@ def wheel(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def manual(tmp_path_factory) -> Path:
-    """The manual's HTML folder, built once per session with warnings as errors (``html/`` beside ``doctrees/``)."""
+def manual(tmp_path_factory, demo_report) -> Path:
+    """The manual's HTML folder, built once per session with warnings as errors (``html/`` beside ``doctrees/``).
+
+    Its notebook pages are the demo report's, as that build ran them (``SGR_KIT_DOCS_EXECUTED``,
+    docs/conf.py): the notebooks run once per session, not twice; the explorer and the annotator,
+    which are no report pages, run in the manual's build. ``make docs`` runs every notebook.
+    """
     pytest.importorskip("sphinx")
 
     def build(folder: Path) -> None:
@@ -116,6 +121,7 @@ def manual(tmp_path_factory) -> Path:
             [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-b", "html", "-d",
              str(folder / "doctrees"), str(ROOT / "docs"), str(folder / "html")],
             cwd=ROOT, capture_output=True, text=True, timeout=3000,
+            env={**os.environ, "SGR_KIT_DOCS_EXECUTED": str(demo_report)},
         )  # fmt: skip
         assert done.returncode == 0, done.stderr[-5000:]
 

@@ -96,7 +96,8 @@ def test_demo_report_is_complete(installed):
     from sgr_kit.report.build import NOTEBOOKS
 
     work = installed["work"]
-    _run([str(installed["sgr_kit"]), "report", "--out", "demo-report", "--quiet"], cwd=work, env=installed["env"])
+    _run([str(installed["sgr_kit"]), "report", "--out", "demo-report", "--quiet", "-p", "n_boot", "200"], cwd=work,
+         env=installed["env"])  # fmt: skip
     report = work / "demo-report"
     for name in NOTEBOOKS:
         assert (report / f"{name}.html").is_file(), name

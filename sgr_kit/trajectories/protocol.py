@@ -17,7 +17,8 @@ against a profile and raises four flags:
 ``over_budget``
     the run took longer than ``budget_seconds``: its duration is the agent's own reported
     duration (read with the trajectories, as :func:`~sgr_kit.trajectories.trajectory_usage`
-    reads it, or from a usage table) when reported, else the time of its last step; or a
+    reads it, or from a usage table) when reported (or, where the log gives no duration, the
+    span of the log's own timestamps), else the time of its last step; or a
     runner's time limit of at least the budget ended it (an inspect_ai log's
     ``EvalSample.limit``, as sgr-kit's runner sets it: :mod:`sgr_kit.run.limits`);
 ``stalled``
@@ -421,8 +422,8 @@ def _durations(usage: pd.DataFrame | None) -> dict[tuple, float]:
                           f"sgr_kit.trajectories.trajectory_usage")  # fmt: skip
     seconds = pd.to_numeric(usage["seconds"], errors="coerce").astype("float64")
     keep = seconds.notna()
-    if "seconds_source" in usage.columns:  # a duration the agent did not report is its last step's time
-        keep &= (usage["seconds_source"] == "reported").to_numpy()
+    if "seconds_source" in usage.columns:  # reported, or the span of the log's own times; else its last step's
+        keep &= usage["seconds_source"].isin(("reported", "timestamps")).to_numpy()
     keys = zip(usage.loc[keep, "system"].astype(str), usage.loc[keep, "task_id"].astype(str),
                usage.loc[keep, "repeat"].astype(int))  # fmt: skip
     return dict(zip(keys, seconds[keep]))
