@@ -140,6 +140,7 @@ def test_one_claim_per_real_folder_whatever_name_leads_to_it(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "parent-link", "real"]  # no lock file left
 
 
+@pytest.mark.slow
 def test_an_out_that_is_a_symlink_is_written_through_and_stays_a_link(fixture, tmp_path):
     # writing through is what a user who chose to link the folder expects; the link is never replaced by a folder
     real = tmp_path / "real"

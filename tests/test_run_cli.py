@@ -110,6 +110,7 @@ def test_a_second_run_finishes_only_what_is_missing(task_file, web_server, tmp_p
     assert ok and not third  # all done: nothing runs
 
 
+@pytest.mark.slow
 def test_the_report_builds_from_the_logs_of_two_models(task_file, web_server, tmp_path):
     from sgr_kit.report.build import build_report
 

@@ -56,6 +56,7 @@ def _flags(log_path, protocol) -> dict:
     return {(row.task_id, row.flag): row.detail for row in table.itertuples()}
 
 
+@pytest.mark.slow
 def test_a_hung_tool_call_is_a_stall_that_ends_the_sample_and_is_recorded(tasks, web_server, tmp_path):
     protocol = {"budget_seconds": 120, "stall_seconds": 1}
     scripts = {t: [("fetch", {"url": web_server.url + "/slow"}), ("submit", {"answer": "never"})] for t in IDS}
@@ -74,6 +75,7 @@ def test_a_hung_tool_call_is_a_stall_that_ends_the_sample_and_is_recorded(tasks,
     assert any("ended by the runner's stall limit" in d for d in flags.values())
 
 
+@pytest.mark.slow
 def test_the_budget_is_the_time_limit_and_over_budget_is_recorded(tasks, web_server, tmp_path):
     protocol = {"budget_seconds": 1, "stall_seconds": None}
     scripts = {t: [("fetch", {"url": web_server.url + "/slow"})] for t in IDS}
@@ -111,6 +113,7 @@ def _silent(seconds: float):
     return solve
 
 
+@pytest.mark.slow
 def test_progress_in_the_trace_keeps_a_sample_alive_and_silence_ends_it(tasks, web_server, tmp_path):
     protocol = {"budget_seconds": 60, "stall_seconds": 0.6}
     alive = inspect_eval(sgr_bench(tasks, search_url=web_server.search_url, protocol=protocol,

@@ -122,6 +122,7 @@ def test_the_logs_scores_equal_sgr_kit_score_on_the_same_answers(task_file, web_
     assert not flags["flag"].isin(["over_budget", "stalled", "benchmark_visited"]).any()
 
 
+@pytest.mark.slow
 def test_the_log_reader_takes_the_submission_as_the_answer(task_file, web_server, tmp_path):
     """A submit call is the answer (no tool outside the protocol); a sample that never submits has none."""
     tasks = load_tasks(task_file)

@@ -208,6 +208,7 @@ def test_a_bad_mcp_config_is_a_clear_error(tmp_path):
         read_mcp_config(config)
 
 
+@pytest.mark.slow
 def test_inspect_eval_finds_the_registered_task(two_tasks, web_server, tmp_path):
     """``inspect eval sgr_kit/sgr_bench`` (inspect_ai's own command, through the entry point), offline.
 

