@@ -121,23 +121,6 @@ def _usage_number(usage: dict, key: str, at: str) -> int | None:
     return number(usage.get(key), what=f"usage.{key}", loc=at, integer=True)
 
 
-def _anthropic_usage(usage: Any, at: str) -> tuple[int | None, int | None, int | None] | None:
-    """``(input, cached input, output)`` of an Anthropic ``usage`` object (None when there is none).
-
-    Input is every prompt token: ``input_tokens`` (the uncached part) plus
-    ``cache_read_input_tokens`` and ``cache_creation_input_tokens``; cached input is
-    ``cache_read_input_tokens``.
-    """
-    if not isinstance(usage, dict):
-        return None
-    plain = _usage_number(usage, "input_tokens", at)
-    read = _usage_number(usage, "cache_read_input_tokens", at)
-    written = _usage_number(usage, "cache_creation_input_tokens", at)
-    output = _usage_number(usage, "output_tokens", at)
-    total = None if plain is None else plain + (read or 0) + (written or 0)
-    return total, read, output
-
-
 def _sum_known(values: list[int | None]) -> int | None:
     return None if not values or any(v is None for v in values) else sum(values)  # type: ignore[arg-type]
 
