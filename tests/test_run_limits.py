@@ -115,9 +115,11 @@ def _silent(seconds: float):
 
 @pytest.mark.slow
 def test_progress_in_the_trace_keeps_a_sample_alive_and_silence_ends_it(tasks, web_server, tmp_path):
-    protocol = {"budget_seconds": 60, "stall_seconds": 0.6}
+    # progress every 0.1 s against a 2 s stall limit: twenty times the margin, so a loaded machine
+    # that delays the event loop cannot make a steady sample look stalled
+    protocol = {"budget_seconds": 60, "stall_seconds": 2}
     alive = inspect_eval(sgr_bench(tasks, search_url=web_server.search_url, protocol=protocol,
-                                   solver=_steady(1.8, 0.2)),
+                                   solver=_steady(2.6, 0.1)),
                          model="mockllm/model", log_dir=str(tmp_path / "a"), display="none")  # fmt: skip
     assert all(s.limit is None for s in read_eval_log(alive[0].location).samples)
     silent = inspect_eval(sgr_bench(tasks, search_url=web_server.search_url, protocol=protocol,
