@@ -19,6 +19,7 @@ import warnings
 from pathlib import Path
 
 from . import __version__
+from .arguments import whole_number
 from .errors import SgrKitError
 from .load.release import LANGUAGES
 from .schema import FAILURE_POLICIES, PROFILES
@@ -47,19 +48,8 @@ def _scoring_options(p: argparse.ArgumentParser, *, required: bool = True) -> No
                         "tasks of its language (data_en/ or data_zh/ of the task folder or dataset)")
 
 
-def _positive(value: str, what: str = "") -> int:
-    """A whole number >= 1 from the command line (``what`` names it in the error)."""
-    try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number{what} >= 1; found {value!r}")
-    return number
-
-
-def _workers(value: str) -> int:
-    return _positive(value, " of worker processes")
+_positive = whole_number(1)
+_workers = whole_number(1, " of worker processes")
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
@@ -475,7 +465,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated notebooks to run, by name or number (default: all), e.g. 01,03; with "
                         "--force on an existing report, its other pages are kept when built from the same scores "
                         "and parameters")
-    p.add_argument("--workers", type=lambda v: _positive(v, " of notebooks run at once"), default=None, metavar="N",
+    p.add_argument("--workers", type=whole_number(1, " of notebooks run at once"), default=None, metavar="N",
                    help="notebooks run at once, each in a kernel of its own (default: the machine's cores)")
     p.add_argument("--quiet", action="store_true",
                    help="print no progress, no summary and no note on how the trajectories were read, only the result "

@@ -4,20 +4,33 @@
 the sample it serves (found by the task's words in the prompt) and by the number of assistant
 turns so far, so that samples running at once never take each other's turns. A script is a
 list of ``(tool, arguments)`` calls, the last one repeated; each output has its ``usage`` set
-(no tokenizer is ever downloaded). ``calls`` counts the calls per task id.
+(no tokenizer is ever downloaded). ``calls`` counts the calls per task id. ``demo_task_file``
+writes some of the demo's tasks to a JSONL file of their own.
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
-from typing import Any, Callable, Mapping
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
 
 import jsonschema  # noqa: F401 - inspect_ai checks a tool call's input with it: its first import takes seconds,
 # which would count against the tests' one- and two-second limits if it happened inside a sample
 
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
+from sgr_kit.resources import demo_paths
 from sgr_kit.run.task import task_input
+
+def demo_task_file(folder: Path, ids: Sequence[str]) -> Path:
+    """The demo's tasks ``ids`` (constraint and goal lines as the demo writes them) in ``folder/tasks.jsonl``."""
+    lines = [line for role in ("constraint", "goal") for line in demo_paths()[role].read_text(encoding="utf-8").splitlines()
+             if json.loads(line)["task_id"] in ids]  # fmt: skip
+    path = Path(folder) / "tasks.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
 
 #: The usage each scripted output reports.
 USAGE = ModelUsage(input_tokens=120, output_tokens=30, total_tokens=150)

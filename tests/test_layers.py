@@ -19,7 +19,7 @@ PACKAGE = Path(sgr_kit.__file__).resolve().parent
 #: Layer of each top-level module or subpackage; a module may import only from its own
 #: layer or below. (Within one layer, the no-cycle check keeps the order one-way.)
 LAYERS = {
-    "errors": 0, "schema": 0, "testing": 0, "text": 0, "types": 0, "taxonomy": 0, "resources": 0, "output": 0,
+    "arguments": 0, "errors": 0, "schema": 0, "testing": 0, "text": 0, "types": 0, "taxonomy": 0, "resources": 0, "output": 0,
     "load": 1, "trajectories": 1,
     "parse": 2, "canonicalize": 3, "align": 3, "metrics": 3, "rules": 3, "score": 4,
     "prepare": 5,

@@ -17,11 +17,10 @@ pytest.importorskip("trafilatura")
 
 from inspect_ai.log import read_eval_log  # noqa: E402
 
-from scripted import scripted_model  # noqa: E402
+from scripted import demo_task_file, scripted_model  # noqa: E402
 from sgr_kit.cli import main  # noqa: E402
 from sgr_kit.errors import SgrKitError  # noqa: E402
 from sgr_kit.prepare import load_tasks  # noqa: E402
-from sgr_kit.resources import demo_paths  # noqa: E402
 from sgr_kit.run.cli import preflight, run_benchmark  # noqa: E402
 from webfixture import web_server  # noqa: E402,F401
 
@@ -30,11 +29,7 @@ IDS = ("arxiv_001", "arxiv_001-g")
 
 @pytest.fixture
 def task_file(tmp_path):
-    lines = [line for role in ("constraint", "goal") for line in demo_paths()[role].read_text().splitlines()
-             if json.loads(line)["task_id"] in IDS]  # fmt: skip
-    path = tmp_path / "tasks.jsonl"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return demo_task_file(tmp_path, IDS)
 
 
 def _closed_port() -> int:

@@ -6,7 +6,6 @@ its ``/slow`` page, which answers only when the test ends (a tool call that hang
 
 from __future__ import annotations
 
-import json
 import anyio
 import pytest
 
@@ -17,10 +16,9 @@ from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.log import read_eval_log, transcript  # noqa: E402
 from inspect_ai.solver import solver  # noqa: E402
 
-from scripted import scripted_model  # noqa: E402
+from scripted import demo_task_file, scripted_model  # noqa: E402
 from sgr_kit.errors import SgrKitError  # noqa: E402
 from sgr_kit.prepare import load_tasks  # noqa: E402
-from sgr_kit.resources import demo_paths  # noqa: E402
 from sgr_kit.run import sgr_bench  # noqa: E402
 from sgr_kit.run.limits import RunLimits, poll_seconds, run_limits, stall_message  # noqa: E402
 from sgr_kit.trajectories import protocol_flags  # noqa: E402
@@ -32,11 +30,7 @@ IDS = ("arxiv_001", "arxiv_001-g")
 
 @pytest.fixture
 def tasks(tmp_path):
-    lines = [line for role in ("constraint", "goal") for line in demo_paths()[role].read_text().splitlines()
-             if json.loads(line)["task_id"] in IDS]  # fmt: skip
-    path = tmp_path / "tasks.jsonl"
-    path.write_text("\n".join(lines) + "\n")
-    return load_tasks(path)
+    return load_tasks(demo_task_file(tmp_path, IDS))
 
 
 def test_the_limits_come_from_the_protocol_profile(tmp_path):

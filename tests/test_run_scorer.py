@@ -6,7 +6,6 @@ metrics' base-problem means by hand.
 
 from __future__ import annotations
 
-import json
 import math
 
 import pandas as pd
@@ -18,12 +17,11 @@ pytest.importorskip("trafilatura")
 from inspect_ai import eval_set  # noqa: E402
 from inspect_ai.scorer import SampleScore, Score  # noqa: E402
 
-from scripted import scripted_model  # noqa: E402
+from scripted import demo_task_file, scripted_model  # noqa: E402
 from sgr_kit.aggregate import apply_failure_policy  # noqa: E402
 from sgr_kit.cli import main  # noqa: E402
 from sgr_kit.errors import SgrKitError  # noqa: E402
 from sgr_kit.prepare import load_tasks  # noqa: E402
-from sgr_kit.resources import demo_paths  # noqa: E402
 from inspect_ai.util import registry_info  # noqa: E402
 from sgr_kit.run import sgr_bench  # noqa: E402
 from sgr_kit.run.scorer import base_mean, score_metadata, score_value, sgr_bench_scorer, variant_mean  # noqa: E402
@@ -39,11 +37,7 @@ TASK = registry_info(sgr_bench).name
 
 @pytest.fixture
 def task_file(tmp_path):
-    lines = [line for role in ("constraint", "goal") for line in demo_paths()[role].read_text().splitlines()
-             if json.loads(line)["task_id"] in IDS]  # fmt: skip
-    path = tmp_path / "tasks.jsonl"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return demo_task_file(tmp_path, IDS)
 
 
 def test_the_value_and_metadata_of_one_answer(make_task):

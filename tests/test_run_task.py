@@ -22,10 +22,9 @@ pytest.importorskip("trafilatura")
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.log import read_eval_log  # noqa: E402
 
-from scripted import scripted_model  # noqa: E402
+from scripted import demo_task_file, scripted_model  # noqa: E402
 from sgr_kit.errors import SgrKitError  # noqa: E402
 from sgr_kit.prepare import load_tasks  # noqa: E402
-from sgr_kit.resources import demo_paths  # noqa: E402
 from sgr_kit.run import sgr_bench  # noqa: E402
 from sgr_kit.run.task import PAPER_TOOLS, read_mcp_config, task_input, task_samples  # noqa: E402
 from webfixture import web_server  # noqa: E402,F401
@@ -36,14 +35,7 @@ IDS = ("arxiv_001", "arxiv_001-g")
 @pytest.fixture
 def two_tasks(tmp_path) -> Path:
     """The demo's first task pair in a JSONL file of its own."""
-    lines = []
-    for role in ("constraint", "goal"):
-        for line in demo_paths()[role].read_text(encoding="utf-8").splitlines():
-            if json.loads(line)["task_id"] in IDS:
-                lines.append(line)
-    path = tmp_path / "tasks.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+    return demo_task_file(tmp_path, IDS)
 
 
 def _model_events(sample):

@@ -50,12 +50,12 @@ import io
 import json
 import os
 import re
-import stat
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from ..errors import SgrKitError, closest, decode_json, describe, text_value, valid_unicode, where, whole_number
+from ..trajectories.layout import kind_of_file
 from ..trajectories.read import is_trajectory_source, trajectory_answers
 from ..types import Answer
 from .release import LANGUAGES, Finding, as_source_list, jsonl_lines, read_text
@@ -347,18 +347,6 @@ def _csv(path: Path, out: _Collector) -> None:
             raise SgrKitError(f"{where(path, start)}: not valid CSV ({exc})") from None
 
 
-def _kind(path: Path) -> str:
-    """``"file"``, ``"dir"`` or, for anything else (a FIFO, a socket, a device, a broken link), ``"other"``.
-
-    Looked up without opening the path: opening a FIFO waits for a writer forever.
-    """
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return "other"
-    return "file" if stat.S_ISREG(mode) else "dir" if stat.S_ISDIR(mode) else "other"
-
-
 def _name(path: Path) -> str:
     """A file or folder name used as a system, task id or repeat; a name that is not UTF-8 is an error."""
     if _SURROGATE.search(path.name):
@@ -374,7 +362,7 @@ def _visible(folder: Path, out: _Collector) -> list[tuple[Path, str]]:
     for entry in sorted(folder.iterdir()):
         if entry.name.startswith("."):
             continue
-        kind = _kind(entry)
+        kind = kind_of_file(entry)
         if kind == "other":
             out.skipped.append(str(entry))
             continue
@@ -434,7 +422,7 @@ def _read(source: Any, out: _Collector) -> None:
     for item in as_source_list(source):
         path = Path(item)
         with out.guard():
-            kind = _kind(path)
+            kind = kind_of_file(path)
             if kind == "other" and path.exists():
                 raise SgrKitError(f"runs source {path}: neither a file nor a folder (a FIFO, a socket or a device); "
                                   f"expected a .jsonl or .csv file or a folder")  # fmt: skip

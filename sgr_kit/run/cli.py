@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from ..arguments import whole_number
 from ..errors import SgrKitError
 
 __all__ = ["TASK_NAME", "preflight", "run_benchmark", "add_run_command", "run_command"]
@@ -211,24 +212,8 @@ def run_benchmark(
     return eval_set(_task_name(), task_args=args, model=made, log_dir=os.fspath(log_dir), **options)
 
 
-def _positive(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1; found {value!r}")
-    return number
-
-
-def _count(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        number = -1
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0; found {value!r}")
-    return number
+_positive = whole_number(1)
+_count = whole_number(0)
 
 
 def add_run_command(sub: Any) -> None:

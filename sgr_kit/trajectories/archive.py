@@ -150,7 +150,7 @@ def _unpacked_size(handle: BinaryIO, path: Path, name: str, method: int, packed:
                           f"the archive is damaged") from None  # fmt: skip
 
 
-def check_archive(path: str | os.PathLike, *, limit: int | None = None) -> None:
+def check_archive(path: str | os.PathLike, *, limit: int | None = None, one_of: tuple[str, ...] = ()) -> None:
     """Check every member of the zip archive ``path`` unpacks to at most ``limit`` bytes, before any is read.
 
     Each member is checked from its headers (the sizes the central directory gives, packed
@@ -165,12 +165,16 @@ def check_archive(path: str | os.PathLike, *, limit: int | None = None) -> None:
     limit : int, optional
         Bytes a member may unpack to; default :data:`MAX_MEMBER_BYTES`, the limit of one JSONL line.
 
+    one_of : tuple of str, optional
+        Member names of which the archive must hold at least one (an eval log: ``header.json``
+        or ``_journal/start.json``); none by default.
+
     Raises
     ------
     SgrKitError
         Naming the file and the member: a member larger than ``limit`` (as its header says, or
-        as it unpacks), a member that cannot be unpacked, or a file that is not a zip archive (said as
-        "not a readable inspect_ai eval log").
+        as it unpacks), a member that cannot be unpacked, a file that is not a zip archive, or an
+        archive without any of ``one_of`` (said as "not a readable inspect_ai eval log").
 
     Examples
     --------
@@ -189,10 +193,12 @@ header says), more than 1,048,576, the limit of one item (as of one JSONL line);
     """
     limit = MAX_MEMBER_BYTES if limit is None else limit
     path = Path(path)
+    names: list[str] = []
     try:
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             for name, method, packed, unpacked, offset in _members(handle, size, path):
+                names.append(name)
                 for what, n in (("unpacks to", unpacked), ("is packed in", packed)):
                     if n > limit:
                         raise SgrKitError(f"{path}: member {name} {what} {n:,} bytes (as its header says), more than "
@@ -209,3 +215,6 @@ header says), more than 1,048,576, the limit of one item (as of one JSONL line);
                                       f"read it")  # fmt: skip
     except OSError as exc:
         raise SgrKitError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if one_of and not set(one_of) & set(names):
+        raise SgrKitError(f"{path}: not a readable inspect_ai eval log (a zip archive without "
+                          f"{' or '.join(one_of)}: not an inspect_ai eval log)")  # fmt: skip

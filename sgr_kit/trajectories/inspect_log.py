@@ -162,8 +162,7 @@ def _count(value: Any, what: str, at: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
-        shown = "a very large number" if isinstance(value, int) and value.bit_length() > 200 else f"{describe(value)}"
-        raise SgrKitError(f"{at}: {what} must be a whole number from 0 to 2**63 - 1; found {shown}")
+        raise SgrKitError(f"{at}: {what} must be a whole number from 0 to 2**63 - 1; found {describe(value)}")
     return value
 
 
@@ -379,10 +378,9 @@ def _steps(sample: Any, calls: list[_Call], at: str) -> tuple[list[Step], bool]:
     completion = _clean(getattr(output, "completion", "") or "") if output is not None else ""
     answer, from_submit = None, False
     same = [i for i, s in enumerate(steps) if s.kind == "message" and s.text.strip() == completion.strip()]
-    if completion.strip() and getattr(sample, "limit", None) is not None and submitted is None and same and (
-            same[-1] in working):  # fmt: skip
-        pass  # a limit ended the sample while the model was still calling tools: its last words are no answer
-    elif completion.strip():
+    # a limit that ended the sample while the model was still calling tools leaves its last words no answer
+    unfinished = getattr(sample, "limit", None) is not None and bool(same) and same[-1] in working
+    if completion.strip() and not unfinished:
         answer = same[-1] if same else None
         if answer is None:
             steps.append(Step(kind="answer", text=completion))
@@ -441,22 +439,17 @@ def _ended_by(sample: Any) -> dict | None:
 
 
 def _check_archive(path: Path) -> None:
-    """A ``.eval`` must be a whole zip archive holding an eval log's members."""
+    """A ``.eval`` must be a whole zip archive holding an eval log's members, each of a size sgr-kit reads.
+
+    Every member's size is checked (:func:`~sgr_kit.trajectories.archive.check_archive`) before
+    inspect_ai reads one.
+    """
     if path.suffix.lower() != ".eval":
         return
-    reason = None
-    try:
-        if not zipfile.is_zipfile(path):
-            reason = "not a zip archive (an .eval log is a zip of JSON members): damaged, cut short, or not a log"
-        else:
-            with zipfile.ZipFile(path) as archive:
-                names = set(archive.namelist())
-            if "header.json" not in names and "_journal/start.json" not in names:
-                reason = "a zip archive without header.json or _journal/start.json: not an inspect_ai eval log"
-    except (OSError, zipfile.BadZipFile, EOFError) as exc:
-        reason = f"a damaged zip archive ({_clean(str(exc))[:200]})"
-    if reason is not None:
-        raise SgrKitError(f"{path}: not a readable inspect_ai eval log ({reason})")
+    if not zipfile.is_zipfile(path):
+        raise SgrKitError(f"{path}: not a readable inspect_ai eval log (not a zip archive (an .eval log is a zip of "
+                          f"JSON members): damaged, cut short, or not a log)")  # fmt: skip
+    check_archive(path, one_of=("header.json", "_journal/start.json"))
 
 
 def _describe(decided: dict[str, int], version: tuple[int, ...] | None) -> str:
@@ -486,8 +479,6 @@ def read_inspect_log(path: Any, *, notes: Any = None) -> Iterator[Trajectory]:
     """
     path = Path(path)
     _check_archive(path)
-    if path.suffix.lower() == ".eval":  # every member's size checked before inspect_ai reads one
-        check_archive(path)
     read_eval_log, read_eval_log_samples = _inspect()
     try:
         header = read_eval_log(str(path), header_only=True)

@@ -47,7 +47,10 @@ _SKIPPED = "skipped (not a regular file or folder: a FIFO, socket or device is n
 
 
 def kind_of_file(path: Path) -> str:
-    """``"file"``, ``"dir"`` or ``"other"`` (a FIFO, a socket, a device: never opened)."""
+    """``"file"``, ``"dir"`` or, for anything else (a FIFO, a socket, a device, a broken link), ``"other"``.
+
+    Looked up without opening the path: opening a FIFO waits for a writer forever.
+    """
     try:
         mode = path.stat().st_mode
     except OSError:

@@ -520,12 +520,10 @@ def _flags_of(calls: list[_Call], profile: Protocol, duration: float | None, ben
             out.append(("stalled", f"no step for {_fmt(gap)} (from {start} at {_fmt(at)} to {end}); stall limit "
                                    f"{_fmt(profile.stall_seconds)}"))  # fmt: skip
     stopped = _ended(ended, "stall", profile.stall_seconds) if profile.stall_seconds is not None else None
-    if stopped:
-        said = [i for i, (flag, _) in enumerate(out) if flag == "stalled"]
-        if said:
-            out[said[0]] = ("stalled", f"{out[said[0]][1]}; {stopped}")
-        else:
-            out.append(("stalled", stopped))
+    if stopped and out and out[-1][0] == "stalled":  # the stretch found above, and the limit that ended it
+        out[-1] = ("stalled", f"{out[-1][1]}; {stopped}")
+    elif stopped:
+        out.append(("stalled", stopped))
     disabled, allowed = _names(profile.disabled_tools), _names(profile.allowed_tools)
     outside = []
     for call in calls:
