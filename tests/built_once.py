@@ -1,4 +1,4 @@
-"""Built once, read many times: the demo report, the wheel and the manual, shared by a whole test session.
+"""Built once, read many times: the demo report, the wheel, its environment and the manual, shared by a whole session.
 
 Each is built by the first test that asks for it and then read by every other, in this
 process and in every pytest-xdist worker of the session: the pytest-xdist documentation's
@@ -13,6 +13,8 @@ The fixtures (registered in ``conftest.py``):
   --quiet --no-progress`` builds it;
 - ``wheel``: the wheel of this checkout, built from a copy of the files it is made of (so
   that no ``build/`` folder is left in the checkout, nor an old one read);
+- ``installed_wheel``: a new virtual environment with the wheel and its dependencies installed
+  by pip, as a user installs sgr-kit (what a report imports compiled once);
 - ``manual``: the manual (docs/) built as HTML with warnings as errors (it executes the
   notebooks), with its doctrees beside it.
 
@@ -37,11 +39,20 @@ from filelock import FileLock
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
-    """The folder ``name``, filled by ``build(folder)`` once per test session and shared by its workers."""
+def session_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The temporary folder the session's workers share (each worker's own folder without pytest-xdist)."""
     root = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         root = root.parent  # the session's folder, above each worker's own
+    return root
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """The folder ``name``, filled by ``build(folder)`` once per test session and shared by its workers."""
+    return _built_once(session_root(tmp_path_factory), name, build)
+
+
+def _built_once(root: Path, name: str, build: Callable[[Path], None]) -> Path:
     folder, marker = root / f"built-once-{name}", root / f"built-once-{name}.json"
     with FileLock(str(root / f"built-once-{name}.lock")):
         if not marker.is_file():
@@ -66,44 +77,89 @@ def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Calla
     return folder
 
 
-@pytest.fixture(scope="session")
-def demo_report(tmp_path_factory) -> Path:
-    """The demo's report folder (every page, ``n_boot`` 200), built once per session; read it, never change it."""
+def _run(command: list[str], what: str, *, timeout: float, **options) -> None:
+    """Run a build's command; a failure names the command's last words."""
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, **options)
+    assert done.returncode == 0, f"{what} failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
 
-    def build(folder: Path) -> None:
-        from sgr_kit.cli import main
 
-        status = main(["report", "--out", str(folder), "-p", "n_boot", "200", "--quiet", "--no-progress"])
-        assert status == 0, f"sgr-kit report exited with status {status}"
+def build_demo_report(root: Path, folder: Path) -> None:
+    """``sgr-kit report --out FOLDER -p n_boot 200 --quiet --no-progress`` on the demo, in this process."""
+    from sgr_kit.cli import main
 
-    return built_once(tmp_path_factory, "demo-report", build)
+    status = main(["report", "--out", str(folder), "-p", "n_boot", "200", "--quiet", "--no-progress"])
+    assert status == 0, f"sgr-kit report exited with status {status}"
 
 
 #: What the wheel is made of (pyproject.toml's packages, package-dir and readme).
 WHEEL_SOURCES = ("pyproject.toml", "README.md", "sgr_kit", "notebooks", "data")
 
 
-@pytest.fixture(scope="session")
-def wheel(tmp_path_factory) -> Path:
-    """The wheel of this checkout (``pip wheel --no-deps``), built once per session from a copy of its sources."""
+def build_wheel(root: Path, folder: Path) -> None:
+    """The wheel (``pip wheel --no-deps``) from a copy of the files it is made of."""
+    source = folder / "source"
+    for name in WHEEL_SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            source.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(folder), str(source)], "pip wheel",
+         timeout=900, cwd=folder)
+    shutil.rmtree(source)
 
-    def build(folder: Path) -> None:
-        source = folder / "source"
-        for name in WHEEL_SOURCES:
-            if (ROOT / name).is_dir():
-                shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-            else:
-                source.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(ROOT / name, source / name)
-        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(folder),
-                               str(source)], cwd=folder, capture_output=True, text=True, timeout=900)
-        assert done.returncode == 0, f"pip wheel failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-        shutil.rmtree(source)
 
-    folder = built_once(tmp_path_factory, "wheel", build)
+def _the_wheel(folder: Path) -> Path:
     wheels = sorted(folder.glob("sgr_kit-*.whl"))
     assert len(wheels) == 1, wheels
     return wheels[0]
+
+
+#: Modules a report imports, in its build and in its kernels.
+WARMED = ("sgr_kit.cli", "sgr_kit.report.build", "sgr_kit.report.notebook", "sgr_kit.breakdowns", "sgr_kit.stats",
+          "sgr_kit.figures", "matplotlib.pyplot", "papermill", "nbconvert", "ipykernel.kernelapp", "pyarrow.parquet")
+
+
+def build_installed_wheel(root: Path, folder: Path) -> None:
+    """A new virtual environment with the wheel and its dependencies installed (pip, as a user installs it)."""
+    wheel = _the_wheel(_built_once(root, "wheel", lambda f: build_wheel(root, f)))
+    _run([sys.executable, "-m", "venv", "--clear", str(folder)], "python -m venv", timeout=600, cwd=root)
+    # --no-compile: modules are compiled as they are imported (a fifth of the install's time otherwise)
+    _run([str(folder / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-compile", str(wheel)],
+         "pip install", timeout=1800, cwd=folder)
+    # what a report imports, compiled once here rather than by each of a report's processes at once;
+    # nothing else of the environment is compiled
+    _run([str(folder / "bin" / "python"), "-c", f"import importlib; [importlib.import_module(m) for m in {WARMED!r}]"],
+         "the installed package's imports", timeout=600, cwd=folder)
+
+
+def build_manual(root: Path, folder: Path) -> None:
+    """The manual (sphinx -W --keep-going -E), its notebook pages taken from the demo report's build."""
+    report = _built_once(root, "demo-report", lambda f: build_demo_report(root, f))
+    _run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-b", "html", "-d",
+          str(folder / "doctrees"), str(ROOT / "docs"), str(folder / "html")], "the manual's build (sphinx)",
+         timeout=3000, cwd=ROOT, env={**os.environ, "SGR_KIT_DOCS_EXECUTED": str(report)})
+
+
+@pytest.fixture(scope="session")
+def demo_report(tmp_path_factory) -> Path:
+    """The demo's report folder (every page, ``n_boot`` 200), built once per session; read it, never change it."""
+    root = session_root(tmp_path_factory)
+    return _built_once(root, "demo-report", lambda folder: build_demo_report(root, folder))
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel of this checkout (``pip wheel --no-deps``), built once per session from a copy of its sources."""
+    root = session_root(tmp_path_factory)
+    return _the_wheel(_built_once(root, "wheel", lambda folder: build_wheel(root, folder)))
+
+
+@pytest.fixture(scope="session")
+def installed_wheel(tmp_path_factory, wheel) -> Path:
+    """A virtual environment (its folder) holding the wheel and its dependencies, as ``pip install`` gives them."""
+    root = session_root(tmp_path_factory)
+    return _built_once(root, "installed-wheel", lambda folder: build_installed_wheel(root, folder))
 
 
 @pytest.fixture(scope="session")
@@ -115,14 +171,5 @@ def manual(tmp_path_factory, demo_report) -> Path:
     which are no report pages, run in the manual's build. ``make docs`` runs every notebook.
     """
     pytest.importorskip("sphinx")
-
-    def build(folder: Path) -> None:
-        done = subprocess.run(
-            [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-b", "html", "-d",
-             str(folder / "doctrees"), str(ROOT / "docs"), str(folder / "html")],
-            cwd=ROOT, capture_output=True, text=True, timeout=3000,
-            env={**os.environ, "SGR_KIT_DOCS_EXECUTED": str(demo_report)},
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr[-5000:]
-
-    return built_once(tmp_path_factory, "manual", build) / "html"
+    root = session_root(tmp_path_factory)
+    return _built_once(root, "manual", lambda folder: build_manual(root, folder)) / "html"

@@ -24,8 +24,8 @@ from hypothesis import HealthCheck, settings
 from sgr_kit.taxonomy import cardinality_bin, classify_domain
 from sgr_kit.types import FieldRule, Schema, Task
 
-# Built once per test session and shared by every worker: the demo report, the wheel, the manual.
-from built_once import demo_report, manual, wheel  # noqa: E402,F401
+# Built once per test session and shared by every worker: the demo report, the wheel and its environment, the manual.
+from built_once import demo_report, installed_wheel, manual, wheel  # noqa: E402,F401
 
 #: Where the real release-format tasks live, beside the checkout (never copied into it).
 RELEASE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "release-format"

@@ -433,25 +433,23 @@ def test_report_says_each_trajectory_note_once_and_none_when_quiet(tmp_path, cap
 
 
 @pytest.mark.slow
-def test_a_saved_page_rerun_never_overwrites_the_report(tmp_path):
+def test_a_saved_page_rerun_never_overwrites_the_report(tmp_path, demo_report):
     """Point 5: the manual's re-run of a saved page writes into a folder of its own, never the report's."""
     import json
+    import shutil
     import subprocess
     import sys
     from pathlib import Path
 
-    from sgr_kit.report import build_report
-
-    report = tmp_path / "R"
-    result = build_report(None, None, report, notebooks=["10"], parameters={"n_boot": 100}, progress=False)
-    assert result.ok, result.failed
+    report = tmp_path / "R"  # a copy of the session's demo report (tests/built_once.py): this test changes it
+    shutil.copytree(demo_report, report)
     mine = {p: p.read_bytes() for p in sorted(report.rglob("*")) if p.is_file()}
     papermill = Path(sys.executable).with_name("papermill")
     done = subprocess.run([str(papermill), str(report / "10_effort_and_protocol.ipynb"), str(tmp_path / "again.ipynb"),
                            "--cwd", str(report), "-p", "protocol", "none"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
     assert {p: p.read_bytes() for p in sorted(report.rglob("*")) if p.is_file()} == mine  # nothing overwritten
-    own = tmp_path / "R-rerun" / "10_effort_and_protocol"
+    own = tmp_path / f"{demo_report.name}-rerun" / "10_effort_and_protocol"  # beside the folder it was built in
     assert (own / "tables" / "effort.csv").is_file() and (own / "figures" / "score_cost_frontier.png").is_file()
     assert not (own / "tables" / "protocol_flags.csv").exists()  # the re-run's own choice: no audit
     assert "rerun" in json.loads((report / "provenance.json").read_text())

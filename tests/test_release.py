@@ -14,7 +14,6 @@ import json
 import os
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
@@ -33,18 +32,13 @@ def _run(args, cwd, env=None, timeout=900) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory, wheel):
-    """A fresh virtual environment with the wheel installed, and a working folder outside the checkout."""
-    env_dir = tmp_path_factory.mktemp("venv")
-    venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
-    python = env_dir / "bin" / "python"
-    # --no-compile: modules are compiled as they are imported (a fifth of the install's time otherwise)
-    _run([str(python), "-m", "pip", "install", "--quiet", "--no-compile", str(wheel)], cwd=env_dir)
+def installed(tmp_path_factory, wheel, installed_wheel):
+    """The session's virtual environment with the wheel installed (tests/built_once.py), and a working folder outside the checkout."""
     work = tmp_path_factory.mktemp("elsewhere")
     environ = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    environ["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{environ.get('PATH', '')}"
-    return {"wheel": wheel, "python": python, "sgr_kit": env_dir / "bin" / "sgr-kit", "work": work,
-            "env": environ}
+    environ["PATH"] = f"{installed_wheel / 'bin'}{os.pathsep}{environ.get('PATH', '')}"
+    return {"wheel": wheel, "python": installed_wheel / "bin" / "python", "sgr_kit": installed_wheel / "bin" / "sgr-kit",
+            "work": work, "env": environ}
 
 
 def test_the_wheel_carries_the_package_data(installed):

@@ -23,12 +23,15 @@ Pipeline: :mod:`~sgr_kit.demo.tasks` (problems and task records) ->
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from random import Random
+from types import MappingProxyType
+from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -309,6 +312,12 @@ def demo_files(demo: Demo) -> dict[str, str]:
     }
 
 
+@functools.lru_cache(maxsize=2)
+def _files_of(seed: int) -> Mapping[str, str]:
+    """:func:`demo_files` of the seed's demo, generated once per process (a second write compares, then writes)."""
+    return MappingProxyType(demo_files(build_demo(seed=seed)))
+
+
 def write_demo(out_dir: str | os.PathLike, *, seed: int = DEFAULT_SEED, force: bool = False) -> list[Path]:
     """Generate the demo and write it to ``out_dir``.
 
@@ -329,7 +338,7 @@ def write_demo(out_dir: str | os.PathLike, *, seed: int = DEFAULT_SEED, force: b
     if out.exists() and not out.is_dir():
         raise SgrKitError(f"demo output {out}: expected a folder, found a file")
     probe_writable(out / "README.md", what="demo output")
-    files = demo_files(build_demo(seed=seed))
+    files = _files_of(seed)
     if not force:
         for name, text in files.items():
             p = out / name

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import os
 from dataclasses import dataclass, field
@@ -59,17 +60,30 @@ def is_own_page(notebook: str | os.PathLike) -> bool:
 
 
 def notebook_parameters(notebook: str | os.PathLike) -> dict[str, Any]:
-    """Names and defaults of the notebook's ``parameters`` cell (via papermill)."""
+    """Names and defaults of the notebook's ``parameters`` cell (via papermill).
+
+    Read once per version of the file in a process (its path, size and modification time): a
+    session that builds many reports does not parse the same notebooks again for each.
+    """
+    path = Path(notebook)
+    try:
+        stat = path.stat()
+    except OSError:
+        stat = None
+    if stat is None or not path.is_file():
+        raise SgrKitError(f"notebook {path} does not exist")
+    return copy.deepcopy(dict(_parameters_of(str(path), str(path.resolve()), stat.st_size, stat.st_mtime_ns)))
+
+
+@functools.lru_cache(maxsize=64)
+def _parameters_of(shown: str, path: str, size: int, mtime_ns: int) -> tuple[tuple[str, Any], ...]:
     import papermill
 
-    path = Path(notebook)
-    if not path.is_file():
-        raise SgrKitError(f"notebook {path} does not exist")
     try:
-        found = papermill.inspect_notebook(str(path))
+        found = papermill.inspect_notebook(path)
     except ValueError as exc:  # e.g. no kernel name in the notebook's metadata
-        raise SgrKitError(f"notebook {path}: cannot read its parameters cell ({exc})") from None
-    return {name: info["default"] for name, info in found.items()}
+        raise SgrKitError(f"notebook {shown}: cannot read its parameters cell ({exc})") from None
+    return tuple((name, info["default"]) for name, info in found.items())
 
 
 def check_parameters(parameters: Mapping[str, Any], notebooks: Sequence[Path]) -> dict[str, set[str]]:
