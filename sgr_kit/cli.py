@@ -25,7 +25,7 @@ from .load.release import LANGUAGES
 from .schema import FAILURE_POLICIES, PROFILES
 from .text import visible
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "skip_unused_imports", "SKIPPED_IMPORTS"]
 
 
 def _scoring_options(p: argparse.ArgumentParser, *, required: bool = True) -> None:
@@ -524,8 +524,23 @@ def _interrupt_once(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
+#: An optional import left out of sgr-kit's own commands. jsonschema (which nbformat, and so papermill and
+#: nbconvert, import) imports ``rfc3987_syntax`` whenever it is installed, and that package compiles some forty
+#: grammars as it is imported: about a second of processor time in every report build, for a format ("iri")
+#: that no notebook schema uses (python-jsonschema/jsonschema#1428). Without it jsonschema checks that format
+#: as it does when the package is absent: not at all.
+SKIPPED_IMPORTS = ("rfc3987_syntax",)
+
+
+def skip_unused_imports() -> None:
+    """Leave out :data:`SKIPPED_IMPORTS` in this process (called by :func:`main`; nothing already imported changes)."""
+    for name in SKIPPED_IMPORTS:
+        sys.modules.setdefault(name, None)  # type: ignore[arg-type]  # None: "import name" raises ImportError
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``sgr-kit`` console script."""
+    skip_unused_imports()
     args = build_parser().parse_args(argv)
     previous = previous_int = None
     try:

@@ -21,7 +21,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
+from sgr_kit.cli import skip_unused_imports
 from sgr_kit.taxonomy import cardinality_bin, classify_domain
+
+skip_unused_imports()  # as sgr-kit's commands do: a second of processor time per process that imports nbformat
 from sgr_kit.types import FieldRule, Schema, Task
 
 # Built once per test session and shared by every worker: the demo report, the wheel and its environment, the manual.
