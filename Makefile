@@ -51,8 +51,9 @@ PYTEST_PARALLEL ?= -n 2 --dist worksteal
 test: $(STAMP) browser
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
+# The inner loop: property tests with a fifth of their examples (the `dev` profile, tests/conftest.py).
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not slow and not browser"
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev} $(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not slow and not browser"
 
 # The tests marked `concurrent` (signals, locks, threads, processes) 20 times in a row beside two
 # CPU-burning processes; and the suite's wall time with its 20 slowest tests.

@@ -45,23 +45,25 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Property tests: no per-example deadline (shared, noisy machines); under CI the
-# examples are derived from the test itself, so a run is reproducible. Two profiles,
+# examples are derived from the test itself, so a run is reproducible. Three profiles,
 # chosen with the environment variable HYPOTHESIS_PROFILE:
 #   ci (default)  100 examples per property test that sets no number of its own; the
 #                 hostile-input fuzz tests (tests/test_fuzz.py) run FUZZ_EXAMPLES["ci"] examples
 #                 each (a third of that for the file readers), about 3,000 in all, in well under
-#                 a minute on two cores;
+#                 a minute on two cores; `make test` (and so CI) runs this one;
+#   dev           a fifth of that for both: `make test-fast`, the inner loop;
 #   local         ten times as many for both (HYPOTHESIS_PROFILE=local make test).
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
 _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
                derandomize=bool(os.environ.get("CI")))  # fmt: skip
 settings.register_profile("ci", max_examples=100, **_COMMON)
+settings.register_profile("dev", max_examples=20, **_COMMON)
 settings.register_profile("local", max_examples=1000, **_COMMON)
-if PROFILE not in ("ci", "local"):
-    raise pytest.UsageError(f"HYPOTHESIS_PROFILE must be 'ci' or 'local'; found {PROFILE!r}")
+if PROFILE not in ("ci", "dev", "local"):
+    raise pytest.UsageError(f"HYPOTHESIS_PROFILE must be 'ci', 'dev' or 'local'; found {PROFILE!r}")
 settings.load_profile(PROFILE)
 #: Examples per fuzz test under each profile.
-FUZZ_EXAMPLES = {"ci": 700, "local": 7000}[PROFILE]
+FUZZ_EXAMPLES = {"ci": 700, "dev": 140, "local": 7000}[PROFILE]
 
 
 def _fraction(value: Any) -> Fraction:

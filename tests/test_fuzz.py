@@ -11,8 +11,8 @@ in [0, 1] (NaN exactly for the statuses without metrics); counts stay consistent
 text makes scoring fail (``scorer_error`` exists for the scorer's own faults, and a fuzzed
 answer that reaches it is a bug). File readers raise nothing but ``SgrKitError``.
 
-Example counts follow the hypothesis profile (tests/conftest.py: ``ci`` by default,
-``HYPOTHESIS_PROFILE=local`` for ten times more).
+Example counts follow the hypothesis profile (tests/conftest.py: ``ci`` by default and in
+``make test``, ``dev`` (a fifth) in ``make test-fast``, ``HYPOTHESIS_PROFILE=local`` for ten times more).
 """
 
 from __future__ import annotations
