@@ -36,23 +36,16 @@ from typing import Callable
 import pytest
 from filelock import FileLock
 
+from sgr_kit.report.kernels import WARM_IMPORTS
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def session_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The temporary folder the session's workers share (each worker's own folder without pytest-xdist)."""
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # the session's folder, above each worker's own
-    return root
 
 
 def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
     """The folder ``name``, filled by ``build(folder)`` once per test session and shared by its workers."""
-    return _built_once(session_root(tmp_path_factory), name, build)
-
-
-def _built_once(root: Path, name: str, build: Callable[[Path], None]) -> Path:
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the session's folder, above each worker's own
     folder, marker = root / f"built-once-{name}", root / f"built-once-{name}.json"
     with FileLock(str(root / f"built-once-{name}.lock")):
         if not marker.is_file():
@@ -83,7 +76,7 @@ def _run(command: list[str], what: str, *, timeout: float, **options) -> None:
     assert done.returncode == 0, f"{what} failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
 
 
-def build_demo_report(root: Path, folder: Path) -> None:
+def _build_demo_report(folder: Path) -> None:
     """``sgr-kit report --out FOLDER -p n_boot 200 --quiet --no-progress`` on the demo, in this process."""
     from sgr_kit.cli import main
 
@@ -95,7 +88,7 @@ def build_demo_report(root: Path, folder: Path) -> None:
 WHEEL_SOURCES = ("pyproject.toml", "README.md", "sgr_kit", "notebooks", "data")
 
 
-def build_wheel(root: Path, folder: Path) -> None:
+def _build_wheel(folder: Path) -> None:
     """The wheel (``pip wheel --no-deps``) from a copy of the files it is made of."""
     source = folder / "source"
     for name in WHEEL_SOURCES:
@@ -109,21 +102,13 @@ def build_wheel(root: Path, folder: Path) -> None:
     shutil.rmtree(source)
 
 
-def _the_wheel(folder: Path) -> Path:
-    wheels = sorted(folder.glob("sgr_kit-*.whl"))
-    assert len(wheels) == 1, wheels
-    return wheels[0]
+#: Modules a report imports: its build's own, and what its kernels import before their first page.
+WARMED = ("sgr_kit.cli", "sgr_kit.report.build", "papermill", "nbconvert", "ipykernel.kernelapp", *WARM_IMPORTS)
 
 
-#: Modules a report imports, in its build and in its kernels.
-WARMED = ("sgr_kit.cli", "sgr_kit.report.build", "sgr_kit.report.notebook", "sgr_kit.breakdowns", "sgr_kit.stats",
-          "sgr_kit.figures", "matplotlib.pyplot", "papermill", "nbconvert", "ipykernel.kernelapp", "pyarrow.parquet")
-
-
-def build_installed_wheel(root: Path, folder: Path) -> None:
+def _install(wheel: Path, folder: Path) -> None:
     """A new virtual environment with the wheel and its dependencies installed (pip, as a user installs it)."""
-    wheel = _the_wheel(_built_once(root, "wheel", lambda f: build_wheel(root, f)))
-    _run([sys.executable, "-m", "venv", "--clear", str(folder)], "python -m venv", timeout=600, cwd=root)
+    _run([sys.executable, "-m", "venv", "--clear", str(folder)], "python -m venv", timeout=600, cwd=folder.parent)
     # --no-compile: modules are compiled as they are imported (a fifth of the install's time otherwise)
     _run([str(folder / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-compile", str(wheel)],
          "pip install", timeout=1800, cwd=folder)
@@ -133,9 +118,8 @@ def build_installed_wheel(root: Path, folder: Path) -> None:
          "the installed package's imports", timeout=600, cwd=folder)
 
 
-def build_manual(root: Path, folder: Path) -> None:
-    """The manual (sphinx -W --keep-going -E), its notebook pages taken from the demo report's build."""
-    report = _built_once(root, "demo-report", lambda f: build_demo_report(root, f))
+def _build_manual(report: Path, folder: Path) -> None:
+    """The manual (sphinx -W --keep-going -E), its notebook pages taken from ``report``'s build."""
     _run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-b", "html", "-d",
           str(folder / "doctrees"), str(ROOT / "docs"), str(folder / "html")], "the manual's build (sphinx)",
          timeout=3000, cwd=ROOT, env={**os.environ, "SGR_KIT_DOCS_EXECUTED": str(report)})
@@ -144,22 +128,21 @@ def build_manual(root: Path, folder: Path) -> None:
 @pytest.fixture(scope="session")
 def demo_report(tmp_path_factory) -> Path:
     """The demo's report folder (every page, ``n_boot`` 200), built once per session; read it, never change it."""
-    root = session_root(tmp_path_factory)
-    return _built_once(root, "demo-report", lambda folder: build_demo_report(root, folder))
+    return built_once(tmp_path_factory, "demo-report", _build_demo_report)
 
 
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory) -> Path:
     """The wheel of this checkout (``pip wheel --no-deps``), built once per session from a copy of its sources."""
-    root = session_root(tmp_path_factory)
-    return _the_wheel(_built_once(root, "wheel", lambda folder: build_wheel(root, folder)))
+    wheels = sorted(built_once(tmp_path_factory, "wheel", _build_wheel).glob("sgr_kit-*.whl"))
+    assert len(wheels) == 1, wheels
+    return wheels[0]
 
 
 @pytest.fixture(scope="session")
 def installed_wheel(tmp_path_factory, wheel) -> Path:
     """A virtual environment (its folder) holding the wheel and its dependencies, as ``pip install`` gives them."""
-    root = session_root(tmp_path_factory)
-    return _built_once(root, "installed-wheel", lambda folder: build_installed_wheel(root, folder))
+    return built_once(tmp_path_factory, "installed-wheel", lambda folder: _install(wheel, folder))
 
 
 @pytest.fixture(scope="session")
@@ -171,5 +154,4 @@ def manual(tmp_path_factory, demo_report) -> Path:
     which are no report pages, run in the manual's build. ``make docs`` runs every notebook.
     """
     pytest.importorskip("sphinx")
-    root = session_root(tmp_path_factory)
-    return _built_once(root, "manual", lambda folder: build_manual(root, folder)) / "html"
+    return built_once(tmp_path_factory, "manual", lambda folder: _build_manual(demo_report, folder)) / "html"

@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, settings
 
 from sgr_kit.cli import skip_unused_imports
 from sgr_kit.taxonomy import cardinality_bin, classify_domain
+from sgr_kit.types import FieldRule, Schema, Task
 
 skip_unused_imports()  # as sgr-kit's commands do: a second of processor time per process that imports nbformat
-from sgr_kit.types import FieldRule, Schema, Task
 
 # Built once per test session and shared by every worker: the demo report, the wheel and its environment, the manual.
 from built_once import demo_report, installed_wheel, manual, wheel  # noqa: E402,F401

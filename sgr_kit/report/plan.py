@@ -66,12 +66,9 @@ def notebook_parameters(notebook: str | os.PathLike) -> dict[str, Any]:
     session that builds many reports does not parse the same notebooks again for each.
     """
     path = Path(notebook)
-    try:
-        stat = path.stat()
-    except OSError:
-        stat = None
-    if stat is None or not path.is_file():
+    if not path.is_file():
         raise SgrKitError(f"notebook {path} does not exist")
+    stat = path.stat()
     return copy.deepcopy(dict(_parameters_of(str(path), str(path.resolve()), stat.st_size, stat.st_mtime_ns)))
 
 
