@@ -216,6 +216,29 @@ def test_run_notebook_refuses_an_unknown_parameter(tmp_path):
     assert not (tmp_path / "out.ipynb").exists()
 
 
+def test_run_notebook_starts_its_kernel_in_cwd_and_never_moves_the_process(tmp_path, monkeypatch):
+    # papermill's own cwd= changes the process's working directory while the notebook runs: two threads
+    # running notebooks at once would then start kernels in each other's folders
+    import os
+
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                           "language": "python"}})
+    nb.cells = [nbformat.v4.new_code_cell("n = 1", metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell("import os; print(os.getcwd(), n)")]
+    source = tmp_path / "where.ipynb"
+    nbformat.write(nb, source)
+    (tmp_path / "inputs").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    moves = []  # papermill's file handler changes to the directory it is in as it reads and writes: harmless
+    monkeypatch.setattr(os, "chdir", lambda path: moves.append(str(path)))
+    out = run_notebook(source, Path("out") / "where.ipynb", parameters={"n": 7}, cwd=tmp_path / "inputs")
+    assert out == tmp_path / "elsewhere" / "out" / "where.ipynb"
+    assert set(moves) <= {str(tmp_path / "elsewhere")}, moves
+    printed = nbformat.read(out, as_version=4).cells[-1].outputs[0]["text"].split()
+    assert printed == [str(tmp_path / "inputs"), "7"]
+
+
 @pytest.mark.concurrent
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupted_build_leaves_the_previous_report_intact(fixture, tmp_path, sig):
@@ -522,6 +545,7 @@ def _first_difference(a: str, b: str, context: int = 300) -> str:
     return f"...{a[max(0, at - context):at + context]!r} != ...{b[max(0, at - context):at + context]!r}"
 
 
+@pytest.mark.concurrent
 def test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill(built, pristine, tmp_path):
     # The build runs the report's own pages one after another in one kernel per page thread, restored
     # between pages to the state of a fresh kernel (sgr_kit.report.kernels). Run again alone, each in a
@@ -539,8 +563,12 @@ def test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill(built
     shared_kernels = [line for line in built[1] if line.startswith(NOTEBOOKS)]
     assert len(shared_kernels) == len(NOTEBOOKS)  # every page built (two page threads: kernels were shared)
     def alone(name: str) -> None:
+        # the kernel starts in the report's folder (nbclient's resources path), as `papermill --cwd` does, but
+        # without papermill's cwd=, which changes the whole process's working directory: from two threads at once
+        # the second could restore the first's and start its kernel elsewhere
         papermill.execute_notebook(str(pristine / f"{name}.ipynb"), str(tmp_path / f"{name}.ipynb"),
-                                   cwd=str(pristine), kernel_name="python3", progress_bar=False)
+                                   kernel_name="python3", progress_bar=False,
+                                   resources={"metadata": {"path": str(pristine)}})
 
     with ThreadPoolExecutor(2) as pool:  # two at a time, as the build runs them; each in a new kernel of its own
         list(pool.map(alone, NOTEBOOKS))

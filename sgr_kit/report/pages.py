@@ -61,7 +61,9 @@ def run_notebook(
         define is refused (a typo would otherwise be silently ignored).
     kernel : str, default "python3"
     cwd : path, optional
-        Working directory of the kernel (default: the folder of ``output``).
+        Working directory of the kernel (default: the folder of ``output``). Only the kernel
+        starts there: unlike papermill's own ``cwd``, the calling process's working directory
+        never changes, so notebooks can run from several threads at once.
 
     Returns
     -------
@@ -79,12 +81,14 @@ def run_notebook(
             f"notebook {notebook}: unknown parameter(s) {', '.join(unknown)}; "
             f"its parameters cell defines {', '.join(sorted(known))}"
         )
-    out = Path(output)
+    out = Path(output).absolute()
     out.parent.mkdir(parents=True, exist_ok=True)
+    folder = Path(cwd).absolute() if cwd is not None else out.parent
     try:
+        # the kernel starts in `folder` (nbclient's resources path); papermill's cwd= would chdir the process
         papermill.execute_notebook(
-            str(notebook), str(out), parameters=parameters, kernel_name=kernel,
-            cwd=str(cwd if cwd is not None else out.parent), progress_bar=False, log_output=False,
+            str(notebook), str(out), parameters=parameters, kernel_name=kernel, progress_bar=False,
+            log_output=False, resources={"metadata": {"path": str(folder)}},
         )
     except papermill.PapermillExecutionError as exc:
         raise SgrKitError(_failed_cell(exc, notebook, out)) from None
