@@ -27,6 +27,13 @@ from sgr_kit.types import FieldRule, Schema, Task
 
 skip_unused_imports()  # as sgr-kit's commands do: a second of processor time per process that imports nbformat
 
+# The reports built inside a test process take the kernels the one before left (when the environment is the
+# same), as a batch script building many reports would: some 2 s of processor time saved per kernel.
+# tests/test_report.py checks that a kept kernel runs a page as a new one does.
+from sgr_kit.report import keep_kernels  # noqa: E402
+
+keep_kernels(2, varying=["PYTEST_CURRENT_TEST"])  # pytest's name of the running test: read by no import
+
 # Built once per test session and shared by every worker: the demo report, the wheel and its environment, the manual.
 from built_once import demo_report, installed_wheel, manual, wheel  # noqa: E402,F401
 

@@ -412,13 +412,18 @@ def test_the_index_shares_page_01s_intervals_and_they_equal_computing_them_again
 
 
 def test_no_kernel_outlives_a_build(built):
+    # but those the test process keeps for its next build (tests/conftest.py: keep_kernels)
     import psutil
 
+    from sgr_kit.report import kernels
+
     folder = str(built[0].folder.parent)
+    kept = {kernel.pid for kernel in kernels._IDLE}
     left = []
     for proc in psutil.process_iter(["cmdline"]):
         try:
-            if "ipykernel_launcher" in " ".join(proc.info["cmdline"] or ()) and proc.cwd().startswith(folder):
+            if ("ipykernel_launcher" in " ".join(proc.info["cmdline"] or ()) and proc.cwd().startswith(folder)
+                    and proc.pid not in kept):
                 left.append(proc)
         except psutil.Error:
             continue
@@ -592,14 +597,18 @@ def test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill(built
     assert [name for name in written if written[name] != before[name]] == []  # (the index writes the headline)
 
 
-def test_builds_in_one_process_leave_no_threads_or_open_files_behind(fixture, tmp_path):
+def test_builds_in_one_process_leave_no_threads_or_open_files_behind(fixture, tmp_path, monkeypatch):
     # papermill leaves its kernel client open on a kernel it did not start (each client holds a ZeroMQ
     # context: a thread and sockets); the build closes them, so a session that builds many reports
-    # does not run out of threads or file descriptors
+    # does not run out of threads or file descriptors. As a JupyterLab session builds: no kernel kept.
     import gc
 
     import psutil
 
+    from sgr_kit.report import kernels
+
+    monkeypatch.setitem(kernels._KEEP, "most", 0)
+    monkeypatch.setattr(kernels, "_IDLE", [])
     me = psutil.Process()
     counts = []  # the first build starts what a process keeps (a ZeroMQ context's thread); the second adds nothing
     for i in range(2):
@@ -610,6 +619,82 @@ def test_builds_in_one_process_leave_no_threads_or_open_files_behind(fixture, tm
         counts.append((me.num_threads(), me.num_fds()))
     (threads_1, fds_1), (threads_2, fds_2) = counts
     assert threads_2 <= threads_1 and fds_2 <= fds_1 + 2, counts
+
+
+def test_kernels_kept_between_builds_run_each_page_as_a_new_kernel(fixture, tmp_path, monkeypatch):
+    # keep_kernels: a build takes the kernels the one before left, moved to its own folder and restored as
+    # before every page; its pages show and write what the first build's, in new kernels, did. A build whose
+    # inputs are refused gives them back; one stopped while its pages run stops them.
+    import shutil
+
+    import psutil
+
+    from sgr_kit.report import kernels, keep_kernels
+
+    monkeypatch.setattr(kernels, "_IDLE", [])  # this test's kernels only; the process's are left as they are
+    monkeypatch.setitem(kernels._KEEP, "most", 2)
+    monkeypatch.setitem(kernels._KEEP, "varying", frozenset({"SGR_KIT_VARYING"}))
+
+    def build(name: str, log=None, **options):
+        return build_report(fixture["tasks"], fixture["runs"], tmp_path / name, notebooks=["01", "03"],
+                            parameters={"n_boot": 100, **options}, workers=2, progress=False, log=log)
+
+    def shown(folder: Path) -> dict:
+        pages = {name: [(c.get("execution_count"), _shown(c)) for c in nbformat.read(p, as_version=4).cells]
+                 for name, p in ((p.stem, p) for p in sorted(folder.glob("*.ipynb")))}
+        files = {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+                 if p.is_file() and p.parent.name in ("tables", "figures")}
+        return {"pages": pages, "files": files}
+
+    def idle() -> list[int]:
+        return sorted(kernel.pid for kernel in kernels._IDLE)
+
+    def running(pids) -> list[int]:
+        return [pid for pid in pids if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
+
+    monkeypatch.setenv("SGR_KIT_VARYING", "first")
+    assert build("first").ok
+    first_kernels = idle()
+    assert len(first_kernels) == 2
+    first = shown(tmp_path / "first")
+    shutil.rmtree(tmp_path / "first")  # a kernel left working there would fail to read the second's files
+    monkeypatch.setenv("SGR_KIT_VARYING", "second")  # named as varying: the kernels are kept, with its new value
+    assert build("second").ok
+    assert idle() == first_kernels  # the same two processes
+    second = shown(tmp_path / "second")
+    assert second["pages"] == first["pages"] and second["files"] == first["files"]
+    for kernel in list(kernels._IDLE):
+        kernel.fresh(tmp_path)  # as before a page
+        kernel._wait(kernel._send("import os; assert os.environ['SGR_KIT_VARYING'] == 'second', os.environ"
+                                  "['SGR_KIT_VARYING']; assert os.getcwd() == " + repr(str(tmp_path))), 60, "the check")
+    with pytest.raises(SgrKitError, match="not in the scores"):  # refused before any page: the kernels go back
+        build("third", systems=["No Such System"])
+    assert idle() == first_kernels
+    monkeypatch.setenv("SGR_KIT_EXAMPLE", "another environment")
+    assert kernels.take_kernel() is None  # started with another environment: handed to no build of this one
+    monkeypatch.delenv("SGR_KIT_EXAMPLE")
+    oldest = kernels._IDLE[0].pid
+    keep_kernels(1, varying=["SGR_KIT_VARYING"])  # the one kept longest stops
+    assert idle() == sorted(set(first_kernels) - {oldest}) and running([oldest]) == []
+
+    def stop_at_the_first_page(line: str) -> None:
+        if line.startswith(("01_", "03_")):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build("fourth", log=stop_at_the_first_page)
+    assert kernels._IDLE == [] and running(first_kernels) == []
+    assert not (tmp_path / "fourth").exists()
+
+
+@pytest.mark.parametrize("most", [-1, True, 1.5, "2"])
+def test_keep_kernels_wants_a_whole_number(most):
+    from sgr_kit.report import keep_kernels
+
+    with pytest.raises(ValueError, match="expected a whole number of kernels, 0 or more"):
+        keep_kernels(most)
+    with pytest.raises(ValueError, match="varying: expected names of environment variables; got 'PATH'"):
+        keep_kernels(2, varying="PATH")
 
 
 def _leaky_page(path: Path) -> Path:

@@ -6,7 +6,8 @@
   package through papermill, export offline HTML pages and the tables; it runs a build with
   :mod:`.plan` (the options checked, the notebooks, which are the report's own),
   :mod:`.provenance` (inputs' hashes, the scoring key, versions), :mod:`.pages` (the page
-  threads and papermill runs), :mod:`.kernels` (kernels kept and restored between pages),
+  threads and papermill runs), :mod:`.kernels` (kernels kept and restored between pages, and between builds when asked:
+  :func:`keep_kernels`),
   :mod:`.html` (offline pages) and :mod:`.folder` (what ``--force`` may replace, the folder
   claimed for the build, and moving the finished build into place).
 """
@@ -14,7 +15,8 @@
 from __future__ import annotations
 
 from .build import NOTEBOOKS, build_report, export_html, notebook_parameters, run_notebook
+from .kernels import keep_kernels
 from .summary import format_summary, summary_table
 
-__all__ = ["NOTEBOOKS", "build_report", "export_html", "format_summary", "notebook_parameters", "run_notebook",
-           "summary_table"]
+__all__ = ["NOTEBOOKS", "build_report", "export_html", "format_summary", "keep_kernels", "notebook_parameters",
+           "run_notebook", "summary_table"]

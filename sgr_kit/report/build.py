@@ -389,10 +389,14 @@ def build_report(
         provenance["files"] = sorted(set(report_files(building)) | {"provenance.json"})
         write_text(json.dumps(provenance, indent=2, default=str) + "\n", building / "provenance.json", force=True)
         install_report(building, out, expected)
+        if pool is not None:
+            pool.release()
     except BaseException as exc:
         with _shielded():  # a second or third Ctrl-C during the cleanup waits for it to end
             pause("report-cleanup")
-            if pool is not None:
+            if pool is not None and isinstance(exc, SgrKitError):  # refused inputs: kept kernels stay usable
+                pool.refused()
+            elif pool is not None:
                 pool.stop()
             if not isinstance(exc, ReportFolderChanged):  # else the finished report was kept beside the folder
                 remove_folder(building)

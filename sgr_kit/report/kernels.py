@@ -26,6 +26,10 @@ and writes every table and figure byte for byte the same
 page setting pandas' and NumPy's options leaves the next page as it is run alone
 (``test_a_page_that_sets_options_leaves_the_next_page_in_its_kernel_as_run_alone``).
 
+A process that builds many reports (a batch script, the test suite) can keep the kernels between
+builds (:func:`keep_kernels`): a build then starts with the kernels an earlier one left, when
+their environment is its own, restored as before every page and moved to its folder.
+
 A notebook that is not one of the report's own (a user's ``--notebooks PATH``, or any other
 notebook placed beside the report's pages in the package's ``notebooks/`` folder) runs in a
 kernel of its own, started for it and stopped after it, as does a page after a page that
@@ -34,10 +38,12 @@ failed (the kernel might be left in any state).
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
+import threading
 import time
-from typing import Any
+from typing import Any, Iterable, Mapping
 
 #: What a report kernel imports before its first page (what the pages' first cells import).
 WARM_IMPORTS = ("sgr_kit.report.notebook", "sgr_kit.breakdowns", "sgr_kit.stats", "sgr_kit.figures",
@@ -104,8 +110,13 @@ def remember(shell: Any = None) -> None:
                   precision=None if plain is None else (plain.float_precision, plain.float_format))
 
 
-def restore(shell: Any) -> None:
-    """Put the kernel back in the state :func:`remember` kept, with an empty namespace (inside the kernel)."""
+def restore(shell: Any, cwd: str | None = None, environ: dict[str, str | None] | None = None) -> None:
+    """Put the kernel back in the state :func:`remember` kept, with an empty namespace (inside the kernel).
+
+    When the kernel moves to another build (:func:`keep_kernels`): ``cwd``, the working directory
+    from now on (``sys.path`` then names it where it named the folder the kernel started in), and
+    ``environ``, the values from now on of the variables that may differ between builds (None: unset).
+    """
     import decimal
     import logging
     import random
@@ -119,6 +130,15 @@ def restore(shell: Any) -> None:
 
     if not _SAVED:
         raise RuntimeError("restore() before remember(): this kernel was not started by sgr-kit's report build")
+    if cwd is not None and cwd != _SAVED["cwd"]:
+        _SAVED["path"] = [cwd if entry == _SAVED["cwd"] else entry for entry in _SAVED["path"]]
+        _SAVED["cwd"] = cwd
+    for name, value in (environ or {}).items():
+        if value is None:
+            _SAVED["environ"].pop(name, None)
+        else:
+            _SAVED["environ"][name] = value
+    os.chdir(_SAVED["cwd"])  # before the reset, which records the working directory (IPython's _dh)
     plt.close("all")
     shell.reset(new_session=True)
     with warnings.catch_warnings():
@@ -143,7 +163,6 @@ def restore(shell: Any) -> None:
         plain.float_precision, plain.float_format = _SAVED["precision"]
     os.environ.clear()
     os.environ.update(_SAVED["environ"])
-    os.chdir(_SAVED["cwd"])
     sys.path[:] = _SAVED["path"]
 
 
@@ -151,7 +170,7 @@ def restore(shell: Any) -> None:
 
 _WARM = (f"[__import__('importlib').import_module(m) for m in {WARM_IMPORTS!r}]\n"
          "__import__('sgr_kit.report.kernels', fromlist=['remember']).remember(get_ipython())")
-_RESTORE = "__import__('sgr_kit.report.kernels', fromlist=['restore']).restore(get_ipython())"
+_RESTORE = "__import__('sgr_kit.report.kernels', fromlist=['restore']).restore(get_ipython(), {cwd!r}, {environ!r})"
 
 
 class PageKernel:
@@ -167,6 +186,7 @@ class PageKernel:
     def __init__(self, folder: str | os.PathLike, *, warm: bool = True) -> None:
         from jupyter_core.utils import run_sync
 
+        self.environ = dict(os.environ)  # what the kernel inherits: it is handed only to builds that have the same
         self.km = _manager_class()(kernel_name="python3")
         # the kernel's own log (its notice that it runs over TCP on this machine) stays out of the build's
         # terminal; a page's errors reach the page, a kernel that does not start fails its page
@@ -218,10 +238,17 @@ class PageKernel:
         except Exception:
             return False
 
-    def fresh(self, timeout: float = RESTORE_TIMEOUT) -> None:
-        """Make the kernel as a new one is after its imports (:func:`restore`); raises when it cannot."""
+    @property
+    def pid(self) -> int | None:
+        """The kernel's process id (None before it starts)."""
+        return getattr(self.km.provisioner, "pid", None)
+
+    def fresh(self, folder: str | os.PathLike | None = None, timeout: float = RESTORE_TIMEOUT) -> None:
+        """Make the kernel as a new one is after its imports (:func:`restore`), working in ``folder`` when given."""
         self.ready(timeout)
-        self._wait(self._send(_RESTORE), timeout, "being restored")
+        environ = {name: os.environ.get(name) for name in sorted(_KEEP["varying"])}
+        self._wait(self._send(_RESTORE.format(cwd=None if folder is None else str(folder), environ=environ)), timeout,
+                   "being restored")
 
     def close_clients(self) -> None:
         """Close the clients papermill opened on this kernel (call in the thread that ran papermill)."""
@@ -274,3 +301,95 @@ def _manager_class() -> type:
             return made
 
     return PageKernelManager
+
+
+# -- kept between the builds of one process (opt-in) -------------------------------------------
+
+_IDLE: list[PageKernel] = []
+_KEEP: dict[str, Any] = {"most": 0, "pid": os.getpid(), "varying": frozenset()}
+_IDLE_LOCK = threading.Lock()
+
+
+def keep_kernels(most: int = 2, *, varying: Iterable[str] = ()) -> None:
+    """Keep up to ``most`` report kernels between the report builds of this process (0, the default: none).
+
+    For a process that builds many reports one after another (a batch script, a test run): a
+    build then takes the kernels an earlier build left, instead of starting new ones and
+    importing the pages' libraries again (about 2 s of processor time each). A kernel is
+    handed only to a build whose environment variables are those the kernel was started with
+    (but the names in ``varying``: variables that change between builds and that no import
+    reads, such as pytest's ``PYTEST_CURRENT_TEST``; the kernel takes the build's values of
+    those), and only a build that finished gives its kernels back (a failed or interrupted one
+    stops them); before each page it is made as fresh as a new kernel, its working folder moved to the
+    new build's (:func:`restore`), so a page shows and writes what it would in a new kernel
+    (``tests/test_report.py::test_kernels_kept_between_builds_run_each_page_as_a_new_kernel``).
+
+    Each call sets both ``most`` and ``varying``. Each idle kernel is a Python process holding
+    pandas, SciPy and matplotlib (about 230 MB resident, 175 MB of it its own);
+    ``keep_kernels(0)`` stops them, as does the end of the process (and a kernel whose parent
+    process is gone stops itself). ``sgr-kit report`` builds one report per process and keeps none.
+    """
+    if isinstance(most, bool) or not isinstance(most, int) or most < 0:
+        raise ValueError(f"keep_kernels: expected a whole number of kernels, 0 or more; got {most!r}")
+    if isinstance(varying, str) or not all(isinstance(name, str) and name for name in varying):
+        raise ValueError(f"keep_kernels: varying: expected names of environment variables; got {varying!r}")
+    with _IDLE_LOCK:
+        _KEEP["most"] = most
+        _KEEP["varying"] = frozenset(varying)
+        extra = _IDLE[:max(0, len(_IDLE) - most)]  # the ones kept longest
+        del _IDLE[:len(extra)]
+    for kernel in extra:
+        kernel.stop()
+
+
+def keeping() -> bool:
+    """Whether this process keeps kernels between builds (:func:`keep_kernels`)."""
+    return _KEEP["most"] > 0 and _KEEP["pid"] == os.getpid()
+
+
+def take_kernel() -> PageKernel | None:
+    """An idle kernel an earlier build of this process left for one with this environment, or None."""
+    with _IDLE_LOCK:
+        if _KEEP["pid"] != os.getpid():  # a forked child: the kernels are its parent's
+            _IDLE.clear()
+            _KEEP.update(most=0, pid=os.getpid())
+        environ = _compared(os.environ)
+        found = next((k for k in reversed(_IDLE) if _compared(k.environ) == environ), None)
+        if found is not None:
+            _IDLE.remove(found)
+    if found is not None and not found.alive():
+        found.stop()
+        return take_kernel()
+    return found
+
+
+def _compared(environ: Mapping[str, str]) -> dict[str, str]:
+    return {name: value for name, value in environ.items() if name not in _KEEP["varying"]}
+
+
+def give_back(kernel: PageKernel) -> None:
+    """Keep ``kernel`` for a later build (:func:`keep_kernels`; the one kept longest makes room), or stop it.
+
+    A kernel still importing (a build refused before its first page, a page thread that got no
+    page) is waited for first, while the folder it started in still exists.
+    """
+    dropped = [kernel]
+    try:
+        kernel.ready()
+    except Exception:  # its imports failed or took too long: not kept
+        kernel.stop()
+        return
+    if kernel.alive():
+        with _IDLE_LOCK:
+            if _KEEP["pid"] == os.getpid() and _KEEP["most"] > 0:
+                _IDLE.append(kernel)
+                dropped = _IDLE[:-_KEEP["most"]]
+                del _IDLE[:-_KEEP["most"]]
+    for old in dropped:
+        old.stop()
+
+
+@atexit.register
+def _stop_idle() -> None:
+    if _KEEP["pid"] == os.getpid():
+        keep_kernels(0)

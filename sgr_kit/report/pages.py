@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping
 from ..errors import SgrKitError
 from ..output import write_text
 from .html import _exporter, export_html
+from .kernels import keeping
 from .notebook import keep_parameters
 from .plan import is_own_page, notebook_parameters
 
@@ -119,11 +120,12 @@ class _PageRunner:
     (after a failure it might be left in any state, so the next page gets a new one). Any
     other notebook (a user's ``--notebooks PATH``) gets a kernel of its own, started for it
     and stopped after it, as papermill would. Once the build is ``stopping`` no kernel is started.
+    ``kernel``: one an earlier build of this process left (:func:`~sgr_kit.report.kernels.keep_kernels`).
     """
 
-    def __init__(self, folder: str, stopping: threading.Event | None = None) -> None:
+    def __init__(self, folder: str, stopping: threading.Event | None = None, kernel: Any = None) -> None:
         self.folder = folder
-        self.kept = None
+        self.kept = kernel
         self.stopping = stopping or threading.Event()
 
     def _new(self, **options: Any):
@@ -135,6 +137,8 @@ class _PageRunner:
 
     def start(self) -> None:
         """Start the kept kernel now (its imports run while the build scores); a failure waits for the first page."""
+        if self.kept is not None:  # kept from an earlier build
+            return
         try:
             self.kept = self._new()
         except Exception:
@@ -147,7 +151,7 @@ class _PageRunner:
         if kernel is not None:
             try:
                 if kernel.alive():
-                    kernel.fresh()
+                    kernel.fresh(self.folder)
                     return kernel
             except Exception:  # not restored in time, or gone: replaced below
                 pass
@@ -231,17 +235,33 @@ class Pages:
     the build's own process: no worker processes to start, none importing them again.
     :meth:`stop` (an interrupted build) kills every kernel the build started and waits for
     the threads before the build folder is removed.
+
+    Where the process keeps kernels between builds (:func:`~sgr_kit.report.kernels.keep_kernels`),
+    each thread starts with one an earlier build left, when one fits, and a build that finishes
+    gives its kernels back (:meth:`release`); :meth:`stop` kills them as its own.
     """
 
     def __init__(self, n: int, folder: Path) -> None:
         import psutil
 
-        self.before = {child.pid for child in psutil.Process().children(recursive=True)}
+        from .kernels import take_kernel
+
+        taken = [take_kernel() for _ in range(n)]
+        theirs = {k.pid for k in taken if k is not None}
+        for pid in list(theirs):
+            try:
+                theirs |= {child.pid for child in psutil.Process(pid).children(recursive=True)}
+            except psutil.Error:
+                pass
+        self.before = {child.pid for child in psutil.Process().children(recursive=True)} - theirs
         self.jobs: queue.Queue = queue.Queue()
         self.done: queue.Queue = queue.Queue()
         self.stopping = threading.Event()
-        self.threads = [threading.Thread(target=self._work, args=(_PageRunner(str(folder), self.stopping),),
-                                         daemon=True, name=f"sgr-kit page thread {i + 1}") for i in range(n)]
+        self.finished: list = []  # the kernels the threads kept when the pages were done (kernels.keep_kernels)
+        self.ran = False
+        self.threads = [threading.Thread(target=self._work, args=(_PageRunner(str(folder), self.stopping, kernel),),
+                                         daemon=True, name=f"sgr-kit page thread {i + 1}")
+                        for i, kernel in enumerate(taken)]
 
     def start(self) -> None:
         """Start the threads (and their kernels); an interrupt in here leaves :meth:`stop` all it must stop."""
@@ -258,11 +278,42 @@ class Pages:
                     break
                 self.done.put(_execute(job, runner, self.stopping))
         finally:
+            if runner.kept is not None and keeping() and not self.stopping.is_set():
+                self.finished.append(runner.kept)  # for release(), once the build has finished
+                runner.kept = None
             runner.stop()
             _close_event_loop()
 
+    def release(self) -> None:
+        """The build has finished: give the kernels its threads kept to later builds (or stop them)."""
+        from .kernels import give_back
+
+        while self.finished:
+            give_back(self.finished.pop())
+
+    def refused(self) -> None:
+        """The build ends before its first page (its inputs were refused): kernels kept between builds go back.
+
+        The threads end as after their last page; any that does not within 10 s, or when the
+        process keeps no kernels, :meth:`stop` as for an interrupted build.
+        """
+        if self.ran or not keeping():
+            self.stop()
+            return
+        for _ in self.threads:
+            self.jobs.put(None)
+        deadline = time.monotonic() + 10
+        for thread in self.threads:
+            if thread.ident is not None:
+                thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        if any(thread.is_alive() for thread in self.threads):
+            self.stop()
+        else:
+            self.release()
+
     def run(self, jobs: list[tuple], say: Callable[[str], None]) -> list[NotebookRun]:
         """Run the notebooks (``jobs`` in the order to start them), reporting each as it ends."""
+        self.ran = True
         for job in jobs:
             self.jobs.put(job)
         for _ in self.threads:
@@ -298,6 +349,8 @@ class Pages:
             if thread.ident is not None:  # started
                 thread.join(timeout=max(0.0, deadline - time.monotonic()))
         self._kill()
+        while self.finished:
+            self.finished.pop().stop()
 
     def _kill(self) -> None:
         import psutil
