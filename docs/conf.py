@@ -156,3 +156,17 @@ def _math_block(self, node):
 def setup(app):
     app.connect("source-read", _executed_page)
     app.add_html_math_renderer("source", inline_renderers=(_math_inline, None), block_renderers=(_math_block, None))
+
+import numpydoc.docscrape_sphinx as _ds  # noqa: E402
+
+_TEMPLATES: dict = {}
+
+
+class _TemplateOnce(_ds.SandboxedEnvironment):
+    def get_template(self, name, *args, **kwargs):
+        if name not in _TEMPLATES:
+            _TEMPLATES[name] = super().get_template(name, *args, **kwargs)
+        return _TEMPLATES[name]
+
+
+_ds.SandboxedEnvironment = _TemplateOnce

@@ -90,6 +90,7 @@ def _differs(a: Any, b: Any) -> bool:
 def remember(shell: Any = None) -> None:
     """Keep the kernel's state right after its imports (called once, inside the kernel)."""
     import decimal
+    import gc
     import logging
     import random
     import sys
@@ -108,6 +109,10 @@ def remember(shell: Any = None) -> None:
                   errcall=np.geterrcall(), decimal=decimal.getcontext().copy(), recursion=sys.getrecursionlimit(),
                   logging=logging.getLogger().level,
                   precision=None if plain is None else (plain.float_precision, plain.float_format))
+    # what the imports made lives as long as the kernel: the garbage collector's full passes (IPython's
+    # reset runs one before every page) then walk only what the pages make
+    gc.collect()
+    gc.freeze()
 
 
 def restore(shell: Any, cwd: str | None = None, environ: dict[str, str | None] | None = None) -> None:
@@ -189,8 +194,10 @@ class PageKernel:
         self.environ = dict(os.environ)  # what the kernel inherits: it is handed only to builds that have the same
         self.km = _manager_class()(kernel_name="python3")
         # the kernel's own log (its notice that it runs over TCP on this machine) stays out of the build's
-        # terminal; a page's errors reach the page, a kernel that does not start fails its page
-        run_sync(self.km.start_kernel)(cwd=str(folder), extra_arguments=["--IPKernelApp.log_level=ERROR"])
+        # terminal; a page's errors reach the page, a kernel that does not start fails its page. Its cells
+        # are not written to IPython's history database (a write per cell and per page, shared by every kernel)
+        run_sync(self.km.start_kernel)(cwd=str(folder), extra_arguments=["--IPKernelApp.log_level=ERROR",
+                                                                         "--HistoryManager.enabled=False"])
         self._pending = self._send(_WARM) if warm else None
 
     def _send(self, code: str) -> tuple[Any, str]:
