@@ -54,12 +54,12 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 # Property tests: no per-example deadline (shared, noisy machines); under CI the
 # examples are derived from the test itself, so a run is reproducible. Three profiles,
 # chosen with the environment variable HYPOTHESIS_PROFILE:
-#   ci (default)  100 examples per property test that sets no number of its own; the
-#                 hostile-input fuzz tests (tests/test_fuzz.py) run FUZZ_EXAMPLES["ci"] examples
-#                 each (a third of that for the file readers), about 3,000 in all, in well under
-#                 a minute on two cores; `make test` (and so CI) runs this one;
-#   dev           a fifth of that for both: `make test-fast`, the inner loop;
-#   local         ten times as many for both (HYPOTHESIS_PROFILE=local make test).
+#   ci (default)  100 examples per property test that sets no number of its own, N for one that
+#                 sets examples(N); the hostile-input fuzz tests (tests/test_fuzz.py) run
+#                 FUZZ_EXAMPLES["ci"] examples each (a third of that for the file readers), about
+#                 3,000 in all, in well under a minute on two cores; `make test` (and so CI) runs this one;
+#   dev           a fifth of each: `make test-fast`, the inner loop;
+#   local         ten times as many of each (HYPOTHESIS_PROFILE=local make test).
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
 _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
                derandomize=bool(os.environ.get("CI")))  # fmt: skip
@@ -71,6 +71,11 @@ if PROFILE not in ("ci", "dev", "local"):
 settings.load_profile(PROFILE)
 #: Examples per fuzz test under each profile.
 FUZZ_EXAMPLES = {"ci": 700, "dev": 140, "local": 7000}[PROFILE]
+
+
+def examples(n: int) -> int:
+    """``n`` examples for a property test under the ci profile; a fifth of that (at least 10) under dev, ten times under local."""
+    return {"ci": n, "dev": max(n // 5, 10), "local": n * 10}[PROFILE]
 
 
 def _fraction(value: Any) -> Fraction:

@@ -152,6 +152,7 @@ for i in range(n):
 """
 
 
+@pytest.mark.slow
 @pytest.mark.concurrent
 def test_two_processes_writing_one_file_at_once_keep_every_label(tmp_path):
     # two real processes (two tabs of one annotator), 150 labels each, released at the same moment

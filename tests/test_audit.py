@@ -18,6 +18,7 @@ from sgr_kit.errors import SgrKitError
 from sgr_kit.reference.audit import audit, audit_summary, half_unit, rounding_tolerance
 from sgr_kit.schema import AUDIT_COLUMNS as COLUMNS
 from sgr_kit.schema import AUDIT_VERDICTS as VERDICTS
+from conftest import examples
 
 # The claims that do not follow from their components (worked by hand from the paper):
 # Table 2, Kimi K2.5: (47.54 + 45.17) / 2 = 46.355, printed Overall 47.39;
@@ -176,7 +177,7 @@ def rounded(x: Fraction, decimals: int) -> Fraction:
     return Fraction((Decimal(x.numerator) / Decimal(x.denominator)).quantize(q, rounding=ROUND_HALF_UP))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=10_000_000), min_size=2, max_size=22))
 def test_tolerance_covers_any_mean_of_rounded_values(micro):
     # True values with 5 decimals, printed with 2; the mean printed with 2: the rule must cover the gap.
@@ -187,7 +188,7 @@ def test_tolerance_covers_any_mean_of_rounded_values(micro):
     assert abs(published - recomputed) <= rounding_tolerance(2, inputs=[(Fraction(1, n), 2)] * n)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(min_value=0, max_value=1_000_000), st.integers(min_value=0, max_value=1_000_000))
 def test_tolerance_covers_any_difference_of_rounded_values(a, b):
     x, y = Fraction(a, 10_000), Fraction(b, 10_000)

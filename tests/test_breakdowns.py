@@ -23,6 +23,7 @@ from sgr_kit.breakdowns import (
     paper_ranking, points_lost, rows_lost, wrong_columns,
 )  # fmt: skip
 from sgr_kit.errors import SgrKitError
+from conftest import examples
 
 DEMO_AUDIT = Path(__file__).resolve().parents[1] / "data" / "demo" / "audit.csv"
 N_BOOT = 200
@@ -387,7 +388,7 @@ def test_points_lost_rejects_foreign_cells():
         answer_losses(cells.drop(columns="verdict"), scores)
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(
     st.lists(
         st.tuples(*[st.integers(0, 6) for _ in range(7)]).filter(lambda c: c[0] + c[1] + c[2] + c[5] > 0),

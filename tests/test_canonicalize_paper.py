@@ -10,6 +10,7 @@ from sgr_kit.canonicalize import column_canonicalizers
 from sgr_kit.canonicalize.paper import column_kinds, paper_canonicalizers, plain_number, unify_text
 from sgr_kit.parse import parse_answer
 from sgr_kit.types import FieldRule, Schema
+from conftest import examples
 
 
 def canon(column, reference, *, rule=None):
@@ -320,7 +321,7 @@ def test_dispatch_from_column_canonicalizers_and_caching():
     assert paper[1]("1000") == paper[1]("1,000") == paper[1]("1,000")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.text(max_size=12), min_size=1, max_size=4), st.text(max_size=30))
 def test_canonicalizers_never_raise_and_are_deterministic(reference, raw):
     schema = Schema(columns=("a", "n", "ids"), row_key=("a",),
@@ -333,7 +334,7 @@ def test_canonicalizers_never_raise_and_are_deterministic(reference, raw):
             assert f(v) == f(v)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(alphabet="abcXYZ -.,", max_size=20))
 def test_text_columns_ignore_ascii_case(raw):
     f = canon("name", ["x"])

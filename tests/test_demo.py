@@ -55,6 +55,7 @@ def _jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+@pytest.mark.slow
 def test_regenerates_committed_files_byte_identically(demo, tmp_path):
     files = demo_files(demo)
     assert sorted(files) == sorted(FILES)
@@ -105,6 +106,7 @@ def test_domains_families_rows_and_columns():
         assert json.loads(r["all_involved_urls"])[0] == r["start_url"]
 
 
+@pytest.mark.slow
 def test_loads_with_the_package_loaders_as_generated(tasks, demo):
     assert len(tasks) == 100 and all(t.synthetic for t in tasks.values())
     assert Counter(t.family for t in tasks.values()) == FAMILY_TASKS

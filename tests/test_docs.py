@@ -72,8 +72,8 @@ def shell_script(language: str, code: str) -> str:
 
 
 def _slow(path: Path) -> bool:
-    text = path.read_text(encoding="utf-8")
-    return "sgr-kit report" in text or "papermill" in text
+    """A page whose examples run commands (each starts a Python process: half a second or more)."""
+    return any(b[1] in RUN and b[1] != "python" and b[3] is None for b in code_blocks(path))
 
 
 def _id(path: Path) -> str:

@@ -354,6 +354,7 @@ def _extreme_cases(k: int, reference: str) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("profile", PROFILES)
 def test_extreme_inputs_get_a_status(demo, profile):
     prepared, _ = demo

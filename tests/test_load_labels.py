@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from sgr_kit.errors import SgrKitError
 from sgr_kit.load.labels import label_code, load_labels, load_sheet
 from sgr_kit.schema import ANNOTATION_LABELS, AUDIT_LABELS, ERROR_LABELS, LABEL_COLUMNS
+from conftest import examples
 
 HEADER = ",".join(LABEL_COLUMNS)
 
@@ -107,7 +108,7 @@ def test_a_label_file_is_an_audit_file_and_not_analyzable_rows_are_left_out(tmp_
             load_audit(only)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=300))
 def test_any_text_is_read_or_refused_with_a_clear_error(tmp_path_factory, text):
     path = tmp_path_factory.mktemp("fuzz") / "x.csv"

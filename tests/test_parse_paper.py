@@ -7,7 +7,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from conftest import build_task
+from conftest import build_task, examples
 from sgr_kit.errors import SgrKitError
 from sgr_kit.parse import parse_answer
 from sgr_kit.parse.paper import normalize_name, parse_paper
@@ -330,7 +330,7 @@ def test_parse_answer_dispatches_to_the_paper_parser():
 cell = st.text(alphabet="abcXY019 .-_", min_size=1, max_size=6).map(str.strip).filter(bool)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     rows=st.lists(st.tuples(cell, cell, cell), min_size=1, max_size=8),
     header=st.booleans(),
@@ -384,7 +384,7 @@ def _is_subsequence(needles, haystack):
     return all(any(n == h for h in rest) for n in needles)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_mixed_text(st.tuples(value, value, value)))
 def test_every_strict_row_of_the_schema_width_is_kept_in_order(text):
     strict = parse_strict(text, SCHEMA)
@@ -397,7 +397,7 @@ GOLD = (("a1", "x1", "1"), ("b2", "y2", "20"), ("c3", "z3", "300"))
 answer_row = st.one_of(st.sampled_from(GOLD), st.tuples(st.sampled_from(["a1", "b2", "c3", "d4"]), value, value))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_mixed_text(answer_row))
 def test_the_paper_profile_scores_no_lower_than_strict(text):
     task = build_task(SCHEMA.columns, rows=GOLD)
@@ -422,7 +422,7 @@ def test_release_references_parse_as_strict_does(release_dir):
 # --- robustness and speed
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.text(max_size=300))
 def test_arbitrary_text_never_raises(text):
     t = parse_paper(text, SCHEMA)
@@ -433,7 +433,7 @@ def test_arbitrary_text_never_raises(text):
 table_chars = st.text(alphabet='|,\t\n []{}<>"`*-:NOoEe,a1\\/;tabler<>td', max_size=200)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(table_chars, st.sampled_from([None, ",", ";"]), st.integers(1, 4))
 def test_table_like_noise_never_raises(text, separator, width):
     schema = Schema(columns=tuple(f"c{i}" for i in range(width)), row_key=("c0",), record_separator=separator)
@@ -544,7 +544,7 @@ _CELL = st.lists(_WORD, min_size=1, max_size=3).flatmap(
 
 
 @pytest.mark.filterwarnings("ignore:.*would merge distinct reference rows")
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(width=st.integers(2, 5), separator=st.sampled_from([",", ";"]), asked_one_line=st.booleans(),
        data=st.data())
 def test_an_answer_scores_the_same_on_one_line_or_one_record_per_line(width, separator, asked_one_line, data):

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from sgr_kit.errors import SgrKitError
 from sgr_kit.prepare import TaskSet, load_tasks, validate
 from sgr_kit.prepare.tasks import build_schema, infer_separator
+from conftest import examples
 
 ANSWER = "cve_id|score\nCVE-1|9.8\nCVE-2|7.5"
 
@@ -261,7 +262,7 @@ def test_metadata_synthetic_flag(tmp_path):
 _CELL = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789.-", min_size=1, max_size=6)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(width=st.integers(2, 5), data=st.data())
 def test_one_line_records_round_trip(width, data):
     rows = data.draw(st.lists(st.lists(_CELL, min_size=width, max_size=width), min_size=2, max_size=6))
@@ -272,7 +273,7 @@ def test_one_line_records_round_trip(width, data):
     assert infer_separator(line, width=width + 1) is None
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(order=st.permutations(["a_001", "a_001-g", "a_002", "b_001-g", "b_001", "c_001"]))
 def test_taskset_order_does_not_depend_on_file_order(tmp_path_factory, order):
     path = write_jsonl(tmp_path_factory.mktemp("order") / "t.jsonl", [task(t) for t in order])

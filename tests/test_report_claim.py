@@ -121,6 +121,7 @@ def _holder(out: Path) -> subprocess.Popen:
     return holder
 
 
+@pytest.mark.slow
 def test_one_claim_per_real_folder_whatever_name_leads_to_it(tmp_path):
     # --out real and --out link (a link to real), or a name through a linked parent: one folder, one claim
     real = tmp_path / "real"

@@ -19,6 +19,7 @@ from sgr_kit.report.build import plan_report
 from sgr_kit.report.parameters import (ANALYSIS, PARAMETERS, RESERVED, accepted_names, check_parameter,
                                        check_parameters_values, parse_parameter)
 from sgr_kit.resources import notebooks_dir
+from conftest import examples
 
 #: The payload of the issue: a !!binary value that papermill would have written between quotes, unescaped.
 PWNED = '!!binary ' + base64.b64encode(b'"+str(__import__("os").system("touch PWNED"))+"').decode()
@@ -103,7 +104,7 @@ def test_the_notebooks_parameters_cells_agree_with_the_one_definition(name):
 
 
 @given(st.text(max_size=60) | st.from_regex(r"\A(!!?[a-z/:.]{1,20} )?[\[{]?[-\w .,:&*!'\"\[\]{}]{0,40}\Z"))
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 def test_no_yaml_reaches_a_notebook_except_as_an_allowed_type(text):
     """Any YAML at -p: refused, or a value that papermill writes as a Python literal equal to it."""
     try:
@@ -118,7 +119,7 @@ def test_no_yaml_reaches_a_notebook_except_as_an_allowed_type(text):
 
 
 @given(st.text(max_size=40))
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 def test_arbitrary_yaml_at_p_changes_nothing_outside_the_report_folder(tmp_path_factory, text):
     """Every -p value is refused before anything is written, or injected as checked data."""
     folder = tmp_path_factory.mktemp("project")

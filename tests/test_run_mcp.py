@@ -55,6 +55,7 @@ def _server_env(**extra: str) -> dict[str, str]:
     return {**keep, **extra}
 
 
+@pytest.mark.slow
 def test_the_written_claude_code_config_starts_a_server_that_offers_the_three_tools(web_server, tmp_path):
     write_config("claude-code", tmp_path, search_url=web_server.search_url)
     server = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["sgr"]

@@ -172,6 +172,7 @@ server.run()
 '''
 
 
+@pytest.mark.slow
 def test_a_users_mcp_servers_offer_only_the_allowed_tools(two_tasks, tmp_path):
     script = tmp_path / "server.py"
     script.write_text(textwrap.dedent(MCP_SERVER), encoding="utf-8")

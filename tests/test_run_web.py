@@ -186,6 +186,7 @@ def test_fetch_reads_at_most_max_bytes_and_returns_at_most_max_chars(web_server)
     assert body.endswith(" characters, the first 1,000 shown]") and len(body) < 1_100
 
 
+@pytest.mark.slow
 def test_a_decompression_bomb_is_read_only_as_far_as_max_bytes(web_server):
     # 512 MiB of spaces, gzip-compressed to about half a megabyte; the fetch runs in a process
     # whose address space is capped at 400 MiB, so a client that inflated it whole would die.

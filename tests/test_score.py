@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import build_task, table_text
+from conftest import build_task, examples, table_text
 from sgr_kit.errors import SgrKitError
 from sgr_kit.rules import Rules, TaskRules
 from sgr_kit.schema import CELL_COLUMNS, SCORE_COLUMNS, STATUSES, VERDICTS
@@ -261,7 +261,7 @@ def _answer_rows(draw, rows, k):
     return out
 
 
-_SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @_SETTINGS
@@ -304,7 +304,7 @@ _TABLE_ALPHABET = st.sampled_from(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.one_of(st.text(max_size=80), st.lists(_TABLE_ALPHABET, max_size=60).map("".join)), st.sampled_from(PROFILES))
 def test_no_text_crashes_the_scorer(text, profile):
     task = build_task(("id", "name", "value"), REFERENCE_3X3, fields={"value": {"type": "integer"}})

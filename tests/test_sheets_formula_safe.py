@@ -22,6 +22,7 @@ from sgr_kit.cli import main
 from sgr_kit.load import load_audit
 from sgr_kit.output import FORMULA_STARTS, read_csv, sheet_cell, sheet_value, write_sheet
 from sgr_kit.resources import demo_dir
+from conftest import examples
 
 HOSTILE = '=HYPERLINK("http://x","y")'
 OTHER = "GLM-5.1"
@@ -61,7 +62,7 @@ def test_every_text_comes_back_and_no_written_cell_runs_as_a_formula(text):
         float(cell)
 
 
-@settings(max_examples=30)  # each example writes and fsyncs files
+@settings(max_examples=examples(30))  # each example writes and fsyncs files
 @given(st.lists(st.tuples(_TRICKY.filter(str.strip), _TRICKY.filter(str.strip)),
                 min_size=1, max_size=4, unique_by=lambda r: (r[0].strip(), r[1].strip())))
 def test_label_files_and_sheets_read_back_what_was_written(tmp_path_factory, rows):

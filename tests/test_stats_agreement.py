@@ -273,6 +273,7 @@ def test_population_kappa_matches_a_large_simulation():
         population_kappa(accuracy=accuracy, shares=shares), abs=0.02)
 
 
+@pytest.mark.slow
 def test_bootstrap_intervals_cover_the_true_kappa_about_as_often_as_promised():
     shares, accuracy, reps = [0.35, 0.25, 0.15, 0.1, 0.1, 0.05], 0.65, 120
     truth = population_kappa(accuracy=accuracy, shares=shares)
@@ -329,6 +330,7 @@ def test_population_kappa_with_tasks_of_different_difficulty_matches_a_large_sim
     assert population_kappa(accuracy=0.7, shares=SHARES, spread=0.25) > population_kappa(accuracy=0.7, shares=SHARES)
 
 
+@pytest.mark.slow
 def test_with_tasks_of_different_difficulty_the_task_bootstrap_covers_and_the_answer_bootstrap_does_not():
     # SYNTHETIC: 176 answers to 16 tasks (11 each), accuracy 0.45 or 0.95 by task
     truth = population_kappa(accuracy=0.7, shares=SHARES, spread=0.25)

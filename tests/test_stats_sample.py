@@ -52,6 +52,7 @@ def test_same_seed_same_sheet_other_seed_other_sheet(scores):
     pd.testing.assert_frame_equal(audit_sample(shuffled, slots=22, seed=5), a)
 
 
+@pytest.mark.slow
 def test_simple_random_sample_is_uniform_over_tasks(scores):
     # over 200 seeds, each of the 60 tasks is drawn with probability 22/60 (Monte Carlo sd 0.034)
     draws = pd.concat([audit_sample(scores, slots=22, seed=s).drop_duplicates("slot") for s in range(200)])

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from sgr_kit.stats import signflip
 from sgr_kit.stats.signflip import signflip_exact, signflip_pvalues
+from conftest import examples
 
 
 def brute_force(d):
@@ -22,7 +23,7 @@ def brute_force(d):
 
 
 @given(st.lists(st.sampled_from([-1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0]), min_size=1, max_size=11))
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 def test_exact_equals_brute_force_with_ties_and_zeros(d):
     expected = brute_force(d) if any(x != 0 for x in d) else np.nan
     np.testing.assert_allclose(signflip_exact(d), expected, atol=1e-15)

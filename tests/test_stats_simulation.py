@@ -80,6 +80,7 @@ def test_paired_interval_coverage_power_and_a_flipped_sign_fails():
         assert (table[column] < 0.05).mean() >= 0.5, column
 
 
+@pytest.mark.slow
 def test_pooled_paired_row_respects_the_shared_problems():
     # Systems share the variant-specific problem effects, so their differences on one problem
     # are strongly correlated: the pooled unit must be the problem, not system x problem.

@@ -397,6 +397,7 @@ def test_a_line_longer_than_the_limit_is_a_clear_error(tmp_path, monkeypatch):
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from conftest import examples  # noqa: E402
 
 KEYS = ["kind", "type", "role", "steps", "messages", "system", "task_id", "repeat", "url", "query", "text", "t",
         "tokens", "message", "content", "tool_calls", "function", "name", "arguments", "input", "id", "usage",
@@ -416,7 +417,7 @@ JSON = st.recursive(
 LINES = st.lists(st.one_of(JSON.map(json.dumps), st.sampled_from(["{", "", "[]", "log line", "null"])), max_size=7)
 
 
-@settings(max_examples=200, deadline=None,
+@settings(max_examples=examples(200), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(lines=LINES, suffix=st.sampled_from([".jsonl", ".json", ".txt"]))
 def test_any_trajectory_file_gives_a_table_or_an_error_with_its_place(tmp_path, lines, suffix):

@@ -180,6 +180,7 @@ def test_answers_and_detection(tmp_path):
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from conftest import examples  # noqa: E402
 
 KEYS = ["kind", "type", "role", "steps", "messages", "system", "task_id", "repeat", "url", "query", "text", "t",
         "tokens", "args", "tool", "message", "content", "tool_calls", "function", "name", "arguments", "input",
@@ -196,7 +197,7 @@ JSON = st.recursive(
 LINES = st.lists(st.one_of(JSON.map(json.dumps), st.sampled_from(["{", "", "[]", "\x00", "null"])), max_size=6)
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(lines=LINES)
 def test_hostile_lines_give_a_table_or_an_sgrkit_error(tmp_path, lines):
     folder = tmp_path / "fuzz"
