@@ -191,9 +191,12 @@ def _execute(job: tuple, runner: _PageRunner,
     try:
         kernel = runner.kernel_for(own)
         # no cwd: the kernel already runs in the build folder, and papermill's cwd changes the
-        # whole process's working directory, which two page threads must not do
+        # whole process's working directory, which two page threads must not do. The executed copy is
+        # written once, at the end (with the failing cell when one fails), not again before and after
+        # every cell (a notebook with its images serialized some sixty times per page)
         papermill.execute_notebook(source, str(executed), parameters=parameters, kernel_name="python3",
-                                   progress_bar=False, log_output=False, km=kernel.km)
+                                   progress_bar=False, log_output=False, km=kernel.km,
+                                   request_save_on_cell_execute=False)
     except papermill.PapermillExecutionError as exc:
         error = _failed_cell(exc, source, executed)
     except Exception as exc:  # a kernel that dies or cannot start is a failed notebook, not a crashed build
