@@ -687,6 +687,23 @@ def test_kernels_kept_between_builds_run_each_page_as_a_new_kernel(fixture, tmp_
     assert not (tmp_path / "fourth").exists()
 
 
+@pytest.mark.concurrent
+def test_a_kernel_killed_while_it_imports_ends_the_wait_for_it(tmp_path):
+    # an interrupted build kills its kernels; a page thread waiting for a kernel's imports must then end at
+    # once (it waited out the 60 s deadline, and the build's cleanup waited 10 s for it)
+    import psutil
+
+    from sgr_kit.report.kernels import PageKernel
+
+    kernel = PageKernel(tmp_path)
+    try:
+        psutil.Process(kernel.pid).kill()
+        with pytest.raises(RuntimeError, match="the kernel stopped before it finished its imports"):
+            kernel.ready(timeout=600)
+    finally:
+        kernel.stop()
+
+
 @pytest.mark.parametrize("most", [-1, True, 1.5, "2"])
 def test_keep_kernels_wants_a_whole_number(most):
     from sgr_kit.report import keep_kernels

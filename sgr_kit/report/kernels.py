@@ -208,8 +208,8 @@ class PageKernel:
         client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
         return client, client.execute(code, silent=True, store_history=False)
 
-    @staticmethod
-    def _wait(request: tuple[Any, str], timeout: float, what: str) -> None:
+    def _wait(self, request: tuple[Any, str], timeout: float, what: str) -> None:
+        """Wait for the reply to ``request``; a kernel that stops meanwhile (a build interrupted) ends the wait."""
         import queue
 
         client, msg_id = request
@@ -220,9 +220,11 @@ class PageKernel:
                 if left <= 0:
                     raise TimeoutError(f"the kernel did not finish {what} in {timeout:.0f} s")
                 try:
-                    reply = client.get_shell_msg(timeout=left)
+                    reply = client.get_shell_msg(timeout=min(left, 0.5))
                 except queue.Empty:
-                    raise TimeoutError(f"the kernel did not finish {what} in {timeout:.0f} s") from None
+                    if not self.alive():
+                        raise RuntimeError(f"the kernel stopped before it finished {what}") from None
+                    continue
                 if reply.get("parent_header", {}).get("msg_id") == msg_id:
                     break
         finally:
