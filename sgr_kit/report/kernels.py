@@ -376,15 +376,20 @@ def _compared(environ: Mapping[str, str]) -> dict[str, str]:
     return {name: value for name, value in environ.items() if name not in _KEEP["varying"]}
 
 
+#: Seconds a build waits, as it ends, for a kernel still importing before it keeps it (else it stops it).
+KEEP_WAIT = 15.0
+
+
 def give_back(kernel: PageKernel) -> None:
     """Keep ``kernel`` for a later build (:func:`keep_kernels`; the one kept longest makes room), or stop it.
 
     A kernel still importing (a build refused before its first page, a page thread that got no
-    page) is waited for first, while the folder it started in still exists.
+    page) is waited for first, at most :data:`KEEP_WAIT` seconds, while the folder it started in
+    still exists.
     """
     dropped = [kernel]
     try:
-        kernel.ready()
+        kernel.ready(timeout=KEEP_WAIT)
     except Exception:  # its imports failed or took too long: not kept
         kernel.stop()
         return
