@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import select
 import stat
 import subprocess
 import time
@@ -69,12 +70,24 @@ def pause(point: str) -> None:
     try:
         if not stat.S_ISFIFO(os.stat(fifo).st_mode):
             return
-        end = os.open(fifo, os.O_RDONLY)  # blocks until the test opens its end
+        # open without waiting (the test's side sees a reader, so the process is here), then wait until the
+        # test has opened and closed its end: the FIFO reports a hang-up only once a writer came and went
+        end = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:  # not held, or let go meanwhile
         return
     try:
-        while os.read(end, 4096):  # until the test closes its end
-            pass
+        waiting = select.poll()
+        waiting.register(end, select.POLLIN | select.POLLHUP)
+        while True:
+            # back in Python every 0.1 s: a signal the kernel gave another thread of this process (Python runs
+            # its handler in the main thread, which a blocking read here would never let happen) is handled now
+            if not waiting.poll(100):
+                continue
+            try:
+                if not os.read(end, 4096):  # the test closed its end
+                    return
+            except BlockingIOError:
+                continue
     finally:
         os.close(end)
 

@@ -471,3 +471,33 @@ def test_the_commands_leave_out_an_import_no_notebook_schema_needs():
     started = subprocess.run([*SGR_KIT, "report", "--notebooks", "nope", "--out", "R", "--quiet"], capture_output=True,
                              text=True, timeout=120)  # a command that fails after its start: no traceback from the skip
     assert started.returncode == 2 and "Traceback" not in started.stderr, started.stderr[-2000:]
+
+
+@pytest.mark.concurrent
+def test_a_pause_point_gives_way_to_a_signal_another_thread_took(tmp_path):
+    # The kernel may hand a process's SIGINT to any of its threads; Python then runs the handler in the main
+    # thread when it next runs Python code. A pause point blocked in a read would never let it (a build held
+    # at a point, interrupted by the test, stayed there: one failure in 240 rounds of make stress).
+    from sgr_kit.testing import PAUSE_DIR, held
+
+    code = ("import signal, sys, threading\n"
+            "from sgr_kit.testing import pause\n"
+            "def take_it():\n"
+            "    sys.stdin.readline()  # the test says when: the main thread is held at the point\n"
+            "    signal.pthread_kill(threading.get_ident(), signal.SIGINT)  # to this thread, not the main one\n"
+            "threading.Thread(target=take_it, daemon=True).start()\n"
+            "try:\n"
+            "    pause('report-scoring')\n"
+            "except KeyboardInterrupt:\n"
+            "    print('interrupted at the pause point')\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, PAUSE_DIR: str(tmp_path)})
+    try:
+        with held(proc, "report-scoring", tmp_path):
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            out, _ = proc.communicate(timeout=120)  # still held: only the signal can end the pause
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert out == "interrupted at the pause point\n"
