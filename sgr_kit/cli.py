@@ -171,10 +171,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from .report.build import NOTEBOOKS, ReportFolderChanged, build_report, skip_iri_grammar
+    from .report.build import NOTEBOOKS, ReportFolderChanged, build_report
     from .report.parameters import parse_parameter
 
-    skip_iri_grammar()
     parameters = {name: parse_parameter(name, value) for name, value in args.parameter or []}
     notebooks = [n.strip() for n in args.notebooks.split(",") if n.strip()] if args.notebooks else list(NOTEBOOKS)
     log = None if args.quiet else (lambda line: _print(line, file=sys.stderr, flush=True))
@@ -524,16 +523,22 @@ def _interrupt_once(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
-#: An optional import left out of sgr-kit's own commands. jsonschema (which nbformat, and so papermill and
-#: nbconvert, import) imports ``rfc3987_syntax`` whenever it is installed, and that package compiles some forty
-#: grammars as it is imported: about a second of processor time in every report build, for a format ("iri")
-#: that no notebook schema uses (python-jsonschema/jsonschema#1428). Without it jsonschema checks that format
-#: as it does when the package is absent: not at all.
+#: An optional import left out of the processes sgr-kit owns (its commands, the test workers, the manual's
+#: build; never a user's kernel or session). jsonschema (which nbformat, and so papermill and nbconvert,
+#: import) imports ``rfc3987_syntax`` whenever it is installed (through ``jsonschema[format-nongpl]``), and that
+#: package compiles some forty grammars as it is imported: about a second of processor time in every report
+#: build, for a format ("iri") that no notebook schema uses (python-jsonschema/jsonschema#1428). Without it
+#: jsonschema leaves that format unchecked, as it does wherever the package is not installed.
 SKIPPED_IMPORTS = ("rfc3987_syntax",)
 
 
 def skip_unused_imports() -> None:
-    """Leave out :data:`SKIPPED_IMPORTS` in this process (called by :func:`main`; nothing already imported changes)."""
+    """Leave out :data:`SKIPPED_IMPORTS` in this process (called by :func:`main` first).
+
+    Once jsonschema's format checker is imported this does nothing: what it imported stays.
+    """
+    if "jsonschema._format" in sys.modules:
+        return
     for name in SKIPPED_IMPORTS:
         sys.modules.setdefault(name, None)  # type: ignore[arg-type]  # None: "import name" raises ImportError
 

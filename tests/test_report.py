@@ -557,8 +557,6 @@ def test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill(built
     # kernel of its own, every saved notebook must show the same outputs and write the same bytes.
     from concurrent.futures import ThreadPoolExecutor
 
-    import papermill
-
     def files():
         return {str(p.relative_to(pristine)): p.read_bytes() for p in sorted(pristine.rglob("*"))
                 if p.is_file() and p.parent.name in ("tables", "figures")}
@@ -568,12 +566,9 @@ def test_pages_that_shared_a_kernel_equal_each_page_run_alone_by_papermill(built
     shared_kernels = [line for line in built[1] if line.startswith(NOTEBOOKS)]
     assert len(shared_kernels) == len(NOTEBOOKS)  # every page built (two page threads: kernels were shared)
     def alone(name: str) -> None:
-        # the kernel starts in the report's folder (nbclient's resources path), as `papermill --cwd` does, but
-        # without papermill's cwd=, which changes the whole process's working directory: from two threads at once
-        # the second could restore the first's and start its kernel elsewhere
-        papermill.execute_notebook(str(pristine / f"{name}.ipynb"), str(tmp_path / f"{name}.ipynb"),
-                                   kernel_name="python3", progress_bar=False,
-                                   resources={"metadata": {"path": str(pristine)}})
+        # papermill, with a new kernel started in the report's folder (as `papermill --cwd` does, without moving
+        # this process's working directory, which two threads at once must not do)
+        run_notebook(pristine / f"{name}.ipynb", tmp_path / f"{name}.ipynb", cwd=pristine)
 
     with ThreadPoolExecutor(2) as pool:  # two at a time, as the build runs them; each in a new kernel of its own
         list(pool.map(alone, NOTEBOOKS))

@@ -74,14 +74,14 @@ from ..text import NAME_WIDTH, visible_repr
 from .folder import (REPORT_KIND, ReportClaim, ReportFolderChanged, check_report_folder, clean_leftovers, copy_report,
                      install_report, read_provenance, remove_folder, report_files)
 from .html import export_html
-from .pages import NotebookRun, Pages, run_notebook, skip_iri_grammar, slowest_first
+from .pages import NotebookRun, Pages, run_notebook, slowest_first
 from .parameters import parse_parameter
 from .plan import NOTEBOOKS, ReportPlan, check_parameters, notebook_parameters, plan_report
 from .provenance import LIBRARIES, input_records, previous_scores, scoring_key, versions
 
 __all__ = ["NOTEBOOKS", "KEY_FIGURES", "LIBRARIES", "NotebookRun", "ReportResult", "ReportPlan", "notebook_parameters",
            "check_parameters", "check_report_folder", "parse_parameter", "plan_report", "run_notebook", "export_html",
-           "build_report", "skip_iri_grammar", "ReportFolderChanged"]
+           "build_report", "ReportFolderChanged"]
 
 #: Figures the index page shows when the notebooks made them (``figures/<name>.png``).
 KEY_FIGURES: tuple[tuple[str, str], ...] = (

@@ -315,8 +315,25 @@ def _manager_class() -> type:
 # -- kept between the builds of one process (opt-in) -------------------------------------------
 
 _IDLE: list[PageKernel] = []
-_KEEP: dict[str, Any] = {"most": 0, "pid": os.getpid(), "varying": frozenset()}
+_KEEP: dict[str, Any] = {"most": 0, "varying": frozenset()}
 _IDLE_LOCK = threading.Lock()
+
+
+def _forget_in_a_forked_child() -> None:
+    global _IDLE_LOCK
+    _IDLE_LOCK = threading.Lock()  # another thread may have held it as the process forked
+    _IDLE.clear()  # the kernels are the parent's
+    _KEEP["most"] = 0
+
+
+os.register_at_fork(after_in_child=_forget_in_a_forked_child)
+
+
+def _beyond(most: int) -> list[PageKernel]:
+    """Take out of the idle kernels all but the ``most`` kept last (call holding the lock)."""
+    over = _IDLE[:max(0, len(_IDLE) - most)]
+    del _IDLE[:len(over)]
+    return over
 
 
 def keep_kernels(most: int = 2, *, varying: Iterable[str] = ()) -> None:
@@ -336,7 +353,8 @@ def keep_kernels(most: int = 2, *, varying: Iterable[str] = ()) -> None:
     Each call sets both ``most`` and ``varying``. Each idle kernel is a Python process holding
     pandas, SciPy and matplotlib (about 230 MB resident, 175 MB of it its own);
     ``keep_kernels(0)`` stops them, as does the end of the process (and a kernel whose parent
-    process is gone stops itself). ``sgr-kit report`` builds one report per process and keeps none.
+    process is gone stops itself); a forked child keeps none of its parent's. ``sgr-kit report``
+    builds one report per process and keeps none.
     """
     if isinstance(most, bool) or not isinstance(most, int) or most < 0:
         raise ValueError(f"keep_kernels: expected a whole number of kernels, 0 or more; got {most!r}")
@@ -345,23 +363,19 @@ def keep_kernels(most: int = 2, *, varying: Iterable[str] = ()) -> None:
     with _IDLE_LOCK:
         _KEEP["most"] = most
         _KEEP["varying"] = frozenset(varying)
-        extra = _IDLE[:max(0, len(_IDLE) - most)]  # the ones kept longest
-        del _IDLE[:len(extra)]
+        extra = _beyond(most)
     for kernel in extra:
         kernel.stop()
 
 
 def keeping() -> bool:
     """Whether this process keeps kernels between builds (:func:`keep_kernels`)."""
-    return _KEEP["most"] > 0 and _KEEP["pid"] == os.getpid()
+    return _KEEP["most"] > 0
 
 
 def take_kernel() -> PageKernel | None:
     """An idle kernel an earlier build of this process left for one with this environment, or None."""
     with _IDLE_LOCK:
-        if _KEEP["pid"] != os.getpid():  # a forked child: the kernels are its parent's
-            _IDLE.clear()
-            _KEEP.update(most=0, pid=os.getpid())
         environ = _compared(os.environ)
         found = next((k for k in reversed(_IDLE) if _compared(k.environ) == environ), None)
         if found is not None:
@@ -395,15 +409,13 @@ def give_back(kernel: PageKernel) -> None:
         return
     if kernel.alive():
         with _IDLE_LOCK:
-            if _KEEP["pid"] == os.getpid() and _KEEP["most"] > 0:
+            if _KEEP["most"] > 0:
                 _IDLE.append(kernel)
-                dropped = _IDLE[:-_KEEP["most"]]
-                del _IDLE[:-_KEEP["most"]]
+                dropped = _beyond(_KEEP["most"])
     for old in dropped:
         old.stop()
 
 
 @atexit.register
 def _stop_idle() -> None:
-    if _KEEP["pid"] == os.getpid():
-        keep_kernels(0)
+    keep_kernels(0)

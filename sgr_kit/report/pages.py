@@ -25,23 +25,7 @@ from .kernels import keeping
 from .notebook import keep_parameters
 from .plan import is_own_page, notebook_parameters
 
-__all__ = ["NotebookRun", "Pages", "run_notebook", "skip_iri_grammar", "slowest_first"]
-
-
-def skip_iri_grammar() -> None:
-    """Keep jsonschema from compiling its IRI grammar in this process (about 1.2 s of processor time).
-
-    papermill and nbconvert import nbformat, which imports jsonschema, whose format checker
-    imports ``rfc3987_syntax`` when it is installed (it is, through ``jsonschema[format-nongpl]``);
-    that package builds some 35 Earley parsers as it is imported (python-jsonschema/jsonschema
-    issue 1428). No notebook schema uses the ``iri`` formats, so the processes sgr-kit owns
-    (the ``sgr-kit report`` command, never a user's kernel) mark the module as
-    absent before their first import of nbformat; jsonschema then leaves the ``iri`` formats
-    unchecked, as it does wherever the package is not installed. Once jsonschema's format
-    checker is imported this does nothing.
-    """
-    if "jsonschema._format" not in sys.modules:
-        sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  (None: "import fails")
+__all__ = ["NotebookRun", "Pages", "run_notebook", "slowest_first"]
 
 
 def run_notebook(
@@ -305,14 +289,10 @@ class Pages:
             return
         for _ in self.threads:
             self.jobs.put(None)
-        deadline = time.monotonic() + 10
-        for thread in self.threads:
-            if thread.ident is not None:
-                thread.join(timeout=max(0.0, deadline - time.monotonic()))
-        if any(thread.is_alive() for thread in self.threads):
-            self.stop()
-        else:
+        if self._join(10):
             self.release()
+        else:
+            self.stop()
 
     def run(self, jobs: list[tuple], say: Callable[[str], None]) -> list[NotebookRun]:
         """Run the notebooks (``jobs`` in the order to start them), reporting each as it ends."""
@@ -347,13 +327,18 @@ class Pages:
         for _ in self.threads:  # threads still waiting for pages end now
             self.jobs.put(None)
         self._kill()
-        deadline = time.monotonic() + 10
-        for thread in self.threads:
-            if thread.ident is not None:  # started
-                thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        self._join(10)
         self._kill()
         while self.finished:
             self.finished.pop().stop()
+
+    def _join(self, seconds: float) -> bool:
+        """Wait at most ``seconds`` for the started threads to end; whether they all did."""
+        deadline = time.monotonic() + seconds
+        for thread in self.threads:
+            if thread.ident is not None:  # started
+                thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        return not any(thread.is_alive() for thread in self.threads)
 
     def _kill(self) -> None:
         import psutil

@@ -282,9 +282,8 @@ def run_command(args: argparse.Namespace) -> int:
     print(f"{'finished' if success else 'not finished'}: {done} of {len(logs)} model run(s) complete; logs in "
           f"{args.log_dir}" + ("" if success else " (run the same command again to finish what is missing)"))
     if args.report is not None:
-        from ..report.build import build_report, skip_iri_grammar
+        from ..report.build import build_report
 
-        skip_iri_grammar()
         result = build_report(args.tasks, [args.log_dir], args.report, trajectories=args.log_dir,
                               profile=args.profile, language=args.language, force=args.force,
                               protocol=args.protocol, log=say, progress=False,
