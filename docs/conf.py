@@ -64,6 +64,7 @@ nitpick_ignore = [
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
 autodoc_preserve_defaults = True
+autodoc_use_type_comments = False  # annotations only: no function's source parsed again for `# type:` comments
 autosummary_generate = False  # docs/_ext/apipages.py writes the pages
 numpydoc_show_class_members = False
 numpydoc_validation_checks: set[str] = set()
@@ -139,6 +140,9 @@ html_theme_options = {
     "show_toc_level": 2,
     "navbar_end": ["theme-switcher", "navbar-icon-links"],
     "icon_links": [],
+    # The theme renders every sidebar template once more per page only to drop those that come
+    # out empty; the manual's contents never is.
+    "templates_skip_empty_check": ["manual-toc.html", "sidebar-nav-bs.html", "navbar-nav.html"],
 }
 # The primary sidebar shows the whole manual (docs/_templates/manual-toc.html): the theme's
 # "Section Navigation" lists only pages nested under the current top-level page, and every

@@ -8,6 +8,12 @@
 - every public name (each module's ``__all__``) has a docstring;
 - the manual builds with warnings as errors (marked ``slow``: it executes the notebooks).
 
+A shell block made only of ``.venv/bin/sgr-kit ...`` commands runs each of them in this process,
+through ``sgr_kit.cli.main``, what the console script calls (its words split as bash splits them;
+its exit status checked), so a report such a block builds takes the kernels this process keeps
+(``tests/conftest.py``); any other block (a pipe, a redirection, another program) runs in bash.
+The console script itself runs in the release and command-line tests.
+
 The folder each page's examples run in holds the synthetic demo under the names the examples
 use (``constraint.jsonl``, ``goal.jsonl``, ``my-runs.jsonl``, ``audit-labels.csv``,
 ``trajectories.jsonl``), its scores (``scores.csv``, ``cells.parquet``), and links to the
@@ -21,6 +27,7 @@ import inspect
 import os
 import pkgutil
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -71,6 +78,27 @@ def shell_script(language: str, code: str) -> str:
     return "\n".join(commands)
 
 
+QUOTED = re.compile(r"'[^']*'|\"[^\"$`\\\\]*\"")
+SHELL_SYNTAX = re.compile(r"[|&;<>$`()*?~{}\[\]\\'\"]|(?<=\S)#")
+
+
+def sgr_kit_commands(script: str) -> list[list[str]] | None:
+    """The argument lists of a script made only of ``.venv/bin/sgr-kit`` commands (one per line,
+    ``\\``-continued, ``#`` comments, plain quotes), or None when anything in it needs a shell."""
+    commands = []
+    for line in script.replace("\\\n", " ").split("\n"):
+        bare = QUOTED.sub("_", line)
+        if SHELL_SYNTAX.search(bare.split(" #", 1)[0] if not bare.lstrip().startswith("#") else ""):
+            return None
+        words = shlex.split(line, comments=True)
+        if not words:
+            continue
+        if words[0] != ".venv/bin/sgr-kit":
+            return None
+        commands.append(words[1:])
+    return commands or None
+
+
 def _slow(path: Path) -> bool:
     """A page whose examples run commands (each starts a Python process: half a second or more)."""
     return any(b[1] in RUN and b[1] != "python" and b[3] is None for b in code_blocks(path))
@@ -103,7 +131,7 @@ def example_inputs(tmp_path_factory):
 @pytest.mark.parametrize(
     "page", [pytest.param(p, id=_id(p), marks=[pytest.mark.slow] if _slow(p) else []) for p in PAGES]
 )
-def test_every_example_of_the_page_runs(page, example_inputs, tmp_path, monkeypatch):
+def test_every_example_of_the_page_runs(page, example_inputs, tmp_path, monkeypatch, capsys):
     blocks = [b for b in code_blocks(page) if b[1] in RUN and b[3] is None]
     if not blocks:
         pytest.skip(f"{_id(page)} has no example to run")
@@ -122,10 +150,42 @@ def test_every_example_of_the_page_runs(page, example_inputs, tmp_path, monkeypa
                 exec(compile(code, where, "exec"), namespace)  # noqa: S102
             except Exception as error:  # a failing example names its page and line
                 pytest.fail(f"{where} failed: {type(error).__name__}: {error}\n{code}")
+        elif (commands := sgr_kit_commands(shell_script(language, code))) is not None:
+            assert (tmp_path / ".venv" / "bin" / "sgr-kit").is_file(), "the environment has no sgr-kit command"
+            for arguments in commands:
+                status = _main(arguments)
+                out, err = capsys.readouterr()
+                assert status == 0, f"{where}: sgr-kit {' '.join(arguments)} exited {status}\n{out[-3000:]}\n{err[-3000:]}"
         else:
             done = subprocess.run(["bash", "-e", "-c", shell_script(language, code)], cwd=tmp_path, env=env,
                                   capture_output=True, text=True, timeout=900)
             assert done.returncode == 0, f"{where} exited {done.returncode}\n{code}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+
+
+def _main(arguments: list[str]) -> int:
+    """``sgr-kit ARGUMENTS`` in this process: its exit status (argparse's exit included)."""
+    from sgr_kit.cli import main
+
+    try:
+        return main(arguments)
+    except SystemExit as stop:
+        return stop.code if isinstance(stop.code, int) else 1
+
+
+@pytest.mark.parametrize("script, commands", [
+    (".venv/bin/sgr-kit score --out 'my scores.csv' \\\n    --system \"Kimi K2.5\"  # a comment", [["score", "--out", "my scores.csv", "--system", "Kimi K2.5"]]),
+    (".venv/bin/sgr-kit a\n\n# only a comment\n.venv/bin/sgr-kit b -p systems '[X, Y]'", [["a"], ["b", "-p", "systems", "[X, Y]"]]),
+    (".venv/bin/sgr-kit score --help > help.txt", None),
+    (".venv/bin/sgr-kit score | head", None),
+    (".venv/bin/sgr-kit score \"$OUT\"", None),
+    (".venv/bin/sgr-kit score *.jsonl", None),
+    (".venv/bin/sgr-kit a && .venv/bin/sgr-kit b", None),
+    ("sgr-kit score", None),
+    ("cat x\n.venv/bin/sgr-kit score", None),
+    ("# nothing", None),
+])
+def test_only_a_block_of_plain_sgr_kit_commands_runs_in_process(script, commands):
+    assert sgr_kit_commands(script) == commands
 
 
 def test_the_skip_marker_is_used_sparingly():

@@ -11,6 +11,7 @@ as errors). The pages are regenerated at every build and are not committed.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -31,19 +32,20 @@ def public_modules(package: str = PACKAGE) -> list[str]:
     return sorted(names)
 
 
-def _assigned(module) -> set[str]:
-    """Names a module assigns at its top level (where its constants are defined)."""
+@functools.lru_cache(maxsize=None)
+def _assigned(module) -> frozenset[str]:
+    """Names a module assigns at its top level (where its constants are defined); each module parsed once."""
     try:
         tree = ast.parse(inspect.getsource(module))
     except (OSError, TypeError):
-        return set()
+        return frozenset()
     names: set[str] = set()
     for node in tree.body:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
         for t in targets:
             if isinstance(t, ast.Name):
                 names.add(t.id)
-    return names
+    return frozenset(names)
 
 
 def _kind(obj) -> str:
