@@ -48,6 +48,11 @@ report: $(STAMP)
 # repeats an order). PYTEST_PARALLEL="-n 0" runs them in one process.
 PYTEST_PARALLEL ?= -n 2 --dist worksteal
 
+# Python's bytecode caches (__pycache__, ignored by git) are written during the tests even where
+# PYTHONDONTWRITEBYTECODE is set: each of the suite's hundreds of processes would otherwise compile
+# sgr-kit (and pytest rewrite the test modules) again.
+test test-fast stress slowest: export PYTHONDONTWRITEBYTECODE :=
+
 test: $(STAMP) browser
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
 

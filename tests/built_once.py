@@ -113,9 +113,12 @@ def _install(wheel: Path, folder: Path) -> None:
     _run([str(folder / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-compile", str(wheel)],
          "pip install", timeout=1800, cwd=folder)
     # what a report imports, compiled once here rather than by each of a report's processes at once;
-    # nothing else of the environment is compiled
+    # nothing else of the environment is compiled. Written even where PYTHONDONTWRITEBYTECODE is set (some
+    # environments set it for every process): every process of the release tests would otherwise compile pandas, SciPy and
+    # matplotlib from source again (2 s of processor time each)
+    writes = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     _run([str(folder / "bin" / "python"), "-c", f"import importlib; [importlib.import_module(m) for m in {WARMED!r}]"],
-         "the installed package's imports", timeout=600, cwd=folder)
+         "the installed package's imports", timeout=600, cwd=folder, env=writes)
 
 
 def _build_manual(report: Path, folder: Path) -> None:

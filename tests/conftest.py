@@ -32,7 +32,9 @@ skip_unused_imports()  # as sgr-kit's commands do: a second of processor time pe
 # tests/test_report.py checks that a kept kernel runs a page as a new one does.
 from sgr_kit.report import keep_kernels  # noqa: E402
 
-keep_kernels(2, varying=["PYTEST_CURRENT_TEST"])  # pytest's name of the running test: read by no import
+# Read by no import: pytest's name of the running test, and what the loopback web fixture (webfixture.py) sets
+# for the runner's tools, which a report page never reads.
+keep_kernels(2, varying=["PYTEST_CURRENT_TEST", "SGR_FETCH_ALLOW_PRIVATE", "SERPER_API_KEY", "SGR_SEARCH_URL"])
 
 # Built once per test session and shared by every worker: the demo report, the wheel and its environment, the manual.
 from built_once import demo_report, installed_wheel, manual, wheel  # noqa: E402,F401
