@@ -74,11 +74,59 @@ def latex_table(frame: pd.DataFrame, *, caption: str = "", precision: int = 2) -
     frame = frame.copy()
     for column in [c for c in frame.columns if _is_text(frame[c])]:  # names from data: controls made visible
         frame[column] = [visible(v, newlines=False) if isinstance(v, str) else v for v in frame[column]]
+    if _plain(frame):
+        return _latex_plain(frame, caption, precision)
     styler = frame.style.format(precision=precision, na_rep="--", escape="latex").hide(axis="index")
     styler = styler.format(fixed(precision), subset=_float_columns(frame), na_rep="--")
     styler = styler.format_index(escape="latex", axis=1)
     text = styler.to_latex(hrules=True, caption=caption or None)
     return text
+
+
+def _plain(frame: pd.DataFrame) -> bool:
+    """One level of unique text column names: what :func:`_latex_plain` writes as pandas' ``Styler`` would
+    (with the Styler's own value formatter and LaTeX escaping, where this pandas has them)."""
+    try:
+        from pandas.io.formats.style_render import _default_formatter, _escape_latex  # noqa: F401
+    except ImportError:  # a pandas that moved them: the Styler writes every table
+        return False
+    return (len(frame.columns) > 0 and not isinstance(frame.columns, pd.MultiIndex) and frame.columns.is_unique
+            and all(isinstance(c, str) for c in frame.columns))
+
+
+def _latex_plain(frame: pd.DataFrame, caption: str, precision: int) -> str:
+    """The ``tabular`` :func:`latex_table` gets from pandas' ``Styler`` for a frame of one header row, written
+    directly: the same characters (``tests/test_report_notebook.py`` compares the two), in a
+    twentieth of the time on a table of a thousand rows (the Styler copies a formatter per cell).
+    """
+    from pandas.api.types import is_float_dtype, is_numeric_dtype
+    from pandas.io.formats.style_render import _default_formatter, _escape_latex
+
+    columns = []
+    for name in frame.columns:
+        values = frame[name].tolist()
+        if is_float_dtype(frame[name]):
+            shown = fixed(precision)
+            cells = ["--" if pd.isna(x) else shown(x) for x in values]
+        else:
+            cells = ["--" if _missing(x) else str(_default_formatter(_escape_latex(x) if isinstance(x, str) else x,
+                                                                     precision)) for x in values]
+        columns.append(cells)
+    align = "".join("r" if is_numeric_dtype(frame[name]) else "l" for name in frame.columns)
+    lines = [f"\\begin{{tabular}}{{{align}}}", "\\toprule",
+             " & ".join(_escape_latex(name) for name in frame.columns) + " \\\\", "\\midrule"]
+    lines += [" & ".join(row) + " \\\\" for row in zip(*columns)]
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    if caption:
+        lines = ["\\begin{table}", f"\\caption{{{caption}}}", *lines, "\\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def _missing(x: Any) -> bool:
+    try:
+        return pd.isna(x) is True
+    except (TypeError, ValueError):
+        return False
 
 
 def _float_columns(frame: pd.DataFrame) -> list:
