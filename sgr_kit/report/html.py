@@ -115,7 +115,10 @@ def _exporter():
                 page, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
                 return _accessible(page), resources
 
-        exporter = OfflineExporter(template_name="sgr_offline", extra_template_basedirs=[str(templates_dir())])
+        options = {"template_name": "sgr_offline", "extra_template_basedirs": [str(templates_dir())]}
+        exporter = OfflineExporter(**options)
+        if not all(hasattr(exporter, name) for name in ("_nb_metadata", "_init_resources")):
+            exporter = HTMLExporter(**options)  # an nbconvert whose exporter is built otherwise: its own steps
         exporter.exclude_input = True
         exporter.exclude_input_prompt = True
         exporter.exclude_output_prompt = True
