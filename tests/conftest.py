@@ -31,10 +31,11 @@ skip_unused_imports()  # as sgr-kit's commands do: a second of processor time pe
 # same), as a batch script building many reports would: some 2 s of processor time saved per kernel.
 # tests/test_report.py checks that a kept kernel runs a page as a new one does.
 from sgr_kit.report import keep_kernels  # noqa: E402
+from sgr_kit.run.web import ALLOW_PRIVATE_ENV, API_KEY_ENV, SEARCH_URL_ENV  # noqa: E402
 
 # Read by no import: pytest's name of the running test, and what the loopback web fixture (webfixture.py) sets
 # for the runner's tools, which a report page never reads.
-keep_kernels(2, varying=["PYTEST_CURRENT_TEST", "SGR_FETCH_ALLOW_PRIVATE", "SERPER_API_KEY", "SGR_SEARCH_URL"])
+keep_kernels(2, varying=["PYTEST_CURRENT_TEST", ALLOW_PRIVATE_ENV, API_KEY_ENV, SEARCH_URL_ENV])
 
 # Built once per test session and shared by every worker: the demo report, the wheel and its environment, the manual.
 from built_once import demo_report, installed_wheel, manual, wheel  # noqa: E402,F401

@@ -75,13 +75,14 @@ def _accessible(page: str) -> str:
     """
     def tag(match: re.Match) -> str:
         name, attributes = match.group(1), match.group(2)
-        found = {m.group(1).lower(): m for m in _ATTRIBUTE.finditer(attributes) if m.group(1) != "/"}
+        parsed = [(m.group(1).lower(), m) for m in _ATTRIBUTE.finditer(attributes)]
+        found = dict(parsed)
         if name.lower() == "img":
             return match.group(0) if "alt" in found else f'<{name} alt="{NO_ALT}"{attributes}>'
         value = found["class"].group(2) or "" if "class" in found else ""
         if _FOCUSABLE.isdisjoint(value.strip("\"'").split()):
             return match.group(0)
-        kept = "".join(m.group(0) for m in _ATTRIBUTE.finditer(attributes) if m.group(1).lower() != "tabindex")
+        kept = "".join(m.group(0) for key, m in parsed if key != "tabindex")
         closing = "/" if attributes.rstrip().endswith("/") else ""  # <div .../>: an empty element, to a parser
         return f'<{name}{kept.rstrip()} tabindex="0"{closing}>'
 

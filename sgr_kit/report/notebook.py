@@ -83,14 +83,20 @@ def latex_table(frame: pd.DataFrame, *, caption: str = "", precision: int = 2) -
     return text
 
 
+def _styler_formatting() -> tuple[Callable, Callable] | None:
+    """pandas' ``Styler`` value formatter and LaTeX escaping, or None where this pandas has moved them."""
+    try:
+        from pandas.io.formats.style_render import _default_formatter, _escape_latex
+    except ImportError:
+        return None
+    return _default_formatter, _escape_latex
+
+
 def _plain(frame: pd.DataFrame) -> bool:
     """One level of unique text column names: what :func:`_latex_plain` writes as pandas' ``Styler`` would
-    (with the Styler's own value formatter and LaTeX escaping, where this pandas has them)."""
-    try:
-        from pandas.io.formats.style_render import _default_formatter, _escape_latex  # noqa: F401
-    except ImportError:  # a pandas that moved them: the Styler writes every table
-        return False
-    return (len(frame.columns) > 0 and not isinstance(frame.columns, pd.MultiIndex) and frame.columns.is_unique
+    (with the Styler's own value formatter and LaTeX escaping; without them the Styler writes every table)."""
+    return (_styler_formatting() is not None and len(frame.columns) > 0
+            and not isinstance(frame.columns, pd.MultiIndex) and frame.columns.is_unique
             and all(isinstance(c, str) for c in frame.columns))
 
 
@@ -100,8 +106,8 @@ def _latex_plain(frame: pd.DataFrame, caption: str, precision: int) -> str:
     twentieth of the time on a table of a thousand rows (the Styler copies a formatter per cell).
     """
     from pandas.api.types import is_float_dtype, is_numeric_dtype
-    from pandas.io.formats.style_render import _default_formatter, _escape_latex
 
+    default_formatter, escape_latex = _styler_formatting()
     columns = []
     for name in frame.columns:
         values = frame[name].tolist()
@@ -109,12 +115,12 @@ def _latex_plain(frame: pd.DataFrame, caption: str, precision: int) -> str:
             shown = fixed(precision)
             cells = ["--" if pd.isna(x) else shown(x) for x in values]
         else:
-            cells = ["--" if _missing(x) else str(_default_formatter(_escape_latex(x) if isinstance(x, str) else x,
-                                                                     precision)) for x in values]
+            cells = ["--" if _missing(x) else str(default_formatter(escape_latex(x) if isinstance(x, str) else x,
+                                                                    precision)) for x in values]
         columns.append(cells)
     align = "".join("r" if is_numeric_dtype(frame[name]) else "l" for name in frame.columns)
     lines = [f"\\begin{{tabular}}{{{align}}}", "\\toprule",
-             " & ".join(_escape_latex(name) for name in frame.columns) + " \\\\", "\\midrule"]
+             " & ".join(escape_latex(name) for name in frame.columns) + " \\\\", "\\midrule"]
     lines += [" & ".join(row) + " \\\\" for row in zip(*columns)]
     lines += ["\\bottomrule", "\\end{tabular}"]
     if caption:
