@@ -303,14 +303,16 @@ HOSTILE_SYSTEMS = ["x" * 5000, "Agent $\\frac$ v2", "red\x1b[31m\u202eevil", "my
 def test_no_system_name_can_grow_a_figure_or_be_read_as_mathtext(name, tmp_path, rng, monkeypatch):
     """A 5,000-character name, ``$\\frac$`` and control characters: the figure draws, and stays its size."""
     function, key, kwargs = FIGURES[name]
-    normal = F.save_figure(function(tables(False, rng)[key], **kwargs), tmp_path / "normal", formats=("png",))
+    dpi = 60  # sizes in pixels at 60 dpi; the limit below allows twice the size plus 2/3 inch
+    normal = F.save_figure(function(tables(False, rng)[key], **kwargs), tmp_path / "normal", formats=("png",), dpi=dpi)
     monkeypatch.setattr(sys.modules[__name__], "SYSTEMS", HOSTILE_SYSTEMS)
     fig = function(tables(False, rng)[key], **kwargs)
     labels = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
     assert not any("\x1b" in t or "\u202e" in t or len(t) > 200 for t in labels)
-    hostile = F.save_figure(fig, tmp_path / "hostile", formats=("png",))
+    hostile = F.save_figure(fig, tmp_path / "hostile", formats=("png",), dpi=dpi)
     (h1, w1), (h2, w2) = plt.imread(normal[0]).shape[:2], plt.imread(hostile[0]).shape[:2]
-    assert h2 <= 2 * h1 + 200 and w2 <= 2 * w1 + 200, (name, (h1, w1), (h2, w2))
+    slack = 2 * dpi / 3
+    assert h2 <= 2 * h1 + slack and w2 <= 2 * w1 + slack, (name, (h1, w1), (h2, w2))
 
 
 def test_a_long_name_is_cut_with_an_ellipsis_and_dollars_are_shown():

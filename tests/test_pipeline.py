@@ -176,7 +176,7 @@ def test_a_system_gets_no_rows_in_a_language_it_never_answered(original_dir, tmp
     assert pd.read_csv(written).groupby(["system", "language"]).size().to_dict() == rows
 
 
-@pytest.mark.parametrize("command", ["score", "report"])
+@pytest.mark.parametrize("command", ["score", pytest.param("report", marks=pytest.mark.slow)])  # report: starts kernels
 def test_language_zh_on_tasks_without_a_chinese_translation_is_an_error_naming_them(tmp_path, capsys, command):
     out = tmp_path / ("scores.csv" if command == "score" else "report")
     for tasks in (TASKS[0], DEMO):  # a file, and a folder without data_zh

@@ -322,9 +322,10 @@ def save_figure(
     rectangle's coordinates at full precision, so a layout that differs in the 13th digit on
     another machine would change every id while the drawing is the same), and text is drawn as paths (SVG) or embedded TrueType (PDF),
     so that the same figure gives the same bytes on every build. A constrained
-    layout is computed once and then frozen (the figure's layout engine is set to
-    ``"none"``): matplotlib's constrained layout may move axes slightly on every
-    draw, which would make two saves of one figure differ. Each file is written to
+    layout is computed once and then frozen (the figure's layout engine is removed, or set to
+    ``"none"`` where the rcParams ask for a layout): matplotlib's constrained layout may move
+    axes slightly on every draw, which would make two saves of one figure differ, and a figure
+    without an engine is drawn once per file, not laid out again first. Each file is written to
     a temporary file and renamed; a file whose bytes did not change is not touched.
 
     Examples
@@ -346,7 +347,10 @@ def save_figure(
         raise SgrKitError(f"save_figure: expected a matplotlib Figure, found {type(fig).__name__}")
     if fig.get_layout_engine() is not None and fig.get_layout_engine().adjust_compatible is False:
         fig.draw_without_rendering()  # lay the figure out once, then keep that layout
-        fig.set_layout_engine("none")
+        # no layout engine left (where the rcParams ask for none): matplotlib then draws each file once, without
+        # the layout pass it runs before saving a figure that has an engine, even a placeholder that moves nothing
+        layouts = mpl.rcParams["figure.autolayout"] or mpl.rcParams["figure.constrained_layout.use"]
+        fig.set_layout_engine("none" if layouts else None)
     path = Path(path)
     if path.suffix.lstrip(".").lower() in _FORMATS:
         path = path.with_suffix("")
