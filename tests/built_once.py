@@ -5,7 +5,9 @@ process and in every pytest-xdist worker of the session: the pytest-xdist docume
 pattern, a lock (``filelock.FileLock``) and a JSON marker in the temporary folder that the
 session's workers share (``tmp_path_factory.getbasetemp().parent`` under xdist; the session's
 own temporary folder without it). A build that fails is recorded in the marker, and every
-test that asks for it fails with the same message, without building again.
+test that asks for it fails with the same message, without building again. The builds made
+by other programs (pip, sphinx) that the selected tests use start ahead, as the session starts,
+in threads of the first worker (:func:`build_ahead`); a test then takes the build as before.
 
 The fixtures (registered in ``conftest.py``):
 
@@ -29,6 +31,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Callable
@@ -41,11 +44,15 @@ from sgr_kit.report.kernels import WARM_IMPORTS
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's temporary folder that every worker sees (under pytest-xdist, above each worker's own)."""
+    root = tmp_path_factory.getbasetemp()
+    return root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root
+
+
 def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
     """The folder ``name``, filled by ``build(folder)`` once per test session and shared by its workers."""
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # the session's folder, above each worker's own
+    root = _shared(tmp_path_factory)
     folder, marker = root / f"built-once-{name}", root / f"built-once-{name}.json"
     with FileLock(str(root / f"built-once-{name}.lock")):
         if not marker.is_file():
@@ -128,6 +135,67 @@ def _build_manual(report: Path, folder: Path) -> None:
          timeout=3000, cwd=ROOT, env={**os.environ, "SGR_KIT_DOCS_EXECUTED": str(report)})
 
 
+def _wheel_file(folder: Path) -> Path:
+    wheels = sorted(folder.glob("sgr_kit-*.whl"))
+    assert len(wheels) == 1, wheels
+    return wheels[0]
+
+
+def _ahead_wheel(tmp_path_factory: pytest.TempPathFactory, install: bool) -> None:
+    folder = built_once(tmp_path_factory, "wheel", _build_wheel)
+    if install:
+        built_once(tmp_path_factory, "installed-wheel", lambda target: _install(_wheel_file(folder), target))
+
+
+def _ahead_manual(tmp_path_factory: pytest.TempPathFactory, stop: threading.Event) -> None:
+    # the manual takes its pages from the demo report, which a test builds in its own process (its kernels are
+    # that process's): waited for here, never built; a report that could not be built leaves the manual to its test
+    root = _shared(tmp_path_factory)
+    marker = root / "built-once-demo-report.json"
+    while not stop.wait(0.5):
+        if marker.is_file():
+            if json.loads(marker.read_text(encoding="utf-8"))["outcome"] == "built":
+                pytest.importorskip("sphinx")
+                built_once(tmp_path_factory, "manual", lambda folder: _build_manual(root / "built-once-demo-report",
+                                                                                    folder))
+            return
+
+
+def build_ahead(session: pytest.Session, tmp_path_factory: pytest.TempPathFactory) -> Callable[[], None]:
+    """Start the long builds made by other programs that the session's tests ask for; returns what ends them.
+
+    The wheel and its environment (pip) start at once, the manual (sphinx) as soon as the demo report
+    is there, each in a thread of this process (of the first pytest-xdist worker), while the tests run:
+    a test that asks for one finds it built, or waits for its build as for any other. A long build
+    then never starts in the run's last minute, nor keeps one worker waiting while the other builds.
+    Only what the selected tests use is built; the returned function waits for the builds to end.
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0":
+        return lambda: None
+    used = set().union(*(getattr(item, "fixturenames", ()) for item in session.items))
+    stop, threads = threading.Event(), []
+
+    def start(target, *args) -> None:
+        def run() -> None:
+            try:
+                target(*args)
+            except BaseException:  # noqa: BLE001 - the test that asks for the build reports it
+                pass
+        threads.append(threading.Thread(target=run, name=f"build-ahead-{target.__name__}", daemon=True))
+        threads[-1].start()
+
+    if used & {"wheel", "installed_wheel"}:
+        start(_ahead_wheel, tmp_path_factory, "installed_wheel" in used)
+    if "manual" in used:
+        start(_ahead_manual, tmp_path_factory, stop)
+
+    def end() -> None:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    return end
+
+
 @pytest.fixture(scope="session")
 def demo_report(tmp_path_factory) -> Path:
     """The demo's report folder (every page, ``n_boot`` 200), built once per session; read it, never change it."""
@@ -137,9 +205,7 @@ def demo_report(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory) -> Path:
     """The wheel of this checkout (``pip wheel --no-deps``), built once per session from a copy of its sources."""
-    wheels = sorted(built_once(tmp_path_factory, "wheel", _build_wheel).glob("sgr_kit-*.whl"))
-    assert len(wheels) == 1, wheels
-    return wheels[0]
+    return _wheel_file(built_once(tmp_path_factory, "wheel", _build_wheel))
 
 
 @pytest.fixture(scope="session")

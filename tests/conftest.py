@@ -38,7 +38,15 @@ from sgr_kit.run.web import ALLOW_PRIVATE_ENV, API_KEY_ENV, SEARCH_URL_ENV  # no
 keep_kernels(2, varying=["PYTEST_CURRENT_TEST", ALLOW_PRIVATE_ENV, API_KEY_ENV, SEARCH_URL_ENV])
 
 # Built once per test session and shared by every worker: the demo report, the wheel and its environment, the manual.
-from built_once import demo_report, installed_wheel, manual, wheel  # noqa: E402,F401
+from built_once import build_ahead, demo_report, installed_wheel, manual, wheel  # noqa: E402,F401
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _long_builds_ahead(request, tmp_path_factory):
+    """The wheel, its environment and the manual start building as the session starts (tests/built_once.py)."""
+    end = build_ahead(request.session, tmp_path_factory)
+    yield
+    end()
 
 #: Where the real release-format tasks live, beside the checkout (never copied into it).
 RELEASE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "release-format"

@@ -96,6 +96,7 @@ def test_the_mcp_tools_describe_themselves_as_the_inspect_tools_do():
             k: v.description for k, v in inspect_tool.parameters.properties.items()}
 
 
+@pytest.mark.slow  # starts the server
 def test_the_server_refuses_a_loopback_address_unless_private_addresses_are_allowed(web_server, tmp_path):
     command = mcp_server.default_command() + ["--search-url", web_server.search_url]
     _, results = asyncio.run(_session(command, _server_env(), [("fetch", {"url": web_server.page("index")})]))
@@ -144,6 +145,7 @@ def test_codex_config_is_valid_toml_with_web_search_disabled_and_only_the_three_
         "required": True, "startup_timeout_sec": 60, "tool_timeout_sec": 120}}  # fmt: skip
 
 
+@pytest.mark.slow  # starts the server
 def test_the_codex_config_starts_the_server_too(web_server, tmp_path):
     write_config("codex", tmp_path, search_url=web_server.search_url)
     server = tomllib.loads((tmp_path / ".codex" / "config.toml").read_text())["mcp_servers"]["sgr"]
