@@ -196,6 +196,25 @@ def build_ahead(session: pytest.Session, tmp_path_factory: pytest.TempPathFactor
     return end
 
 
+def clear_away(config: pytest.Config) -> None:
+    """At the end of the session (its main process), remove the wheel's environment in a process of its own.
+
+    pytest removes a session's temporary folder three sessions later, inside that later session's
+    time; the environment's tens of thousands of files made that some 4 s. Renamed first, so that
+    nothing reads a half-removed environment; the removal is not waited for.
+    """
+    factory = getattr(config, "_tmp_path_factory", None)  # pytest's own; without it, pytest removes it later
+    root = getattr(factory, "_basetemp", None)
+    if os.environ.get("PYTEST_XDIST_WORKER") or root is None:
+        return
+    folder = Path(root) / "built-once-installed-wheel"
+    if folder.is_dir():
+        gone = folder.with_name(f"{folder.name}.removing")
+        folder.rename(gone)
+        subprocess.Popen(["rm", "-rf", "--", str(gone)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+
+
 @pytest.fixture(scope="session")
 def demo_report(tmp_path_factory) -> Path:
     """The demo's report folder (every page, ``n_boot`` 200), built once per session; read it, never change it."""

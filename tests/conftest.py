@@ -38,7 +38,11 @@ from sgr_kit.run.web import ALLOW_PRIVATE_ENV, API_KEY_ENV, SEARCH_URL_ENV  # no
 keep_kernels(2, varying=["PYTEST_CURRENT_TEST", ALLOW_PRIVATE_ENV, API_KEY_ENV, SEARCH_URL_ENV])
 
 # Built once per test session and shared by every worker: the demo report, the wheel and its environment, the manual.
-from built_once import build_ahead, demo_report, installed_wheel, manual, wheel  # noqa: E402,F401
+from built_once import build_ahead, clear_away, demo_report, installed_wheel, manual, wheel  # noqa: E402,F401
+
+
+def pytest_sessionfinish(session):
+    clear_away(session.config)  # the wheel's environment, removed without waiting (tests/built_once.py)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -202,16 +206,28 @@ def build_task(
     )
 
 
+#: The builds of tests/built_once.py: a module whose tests use one goes to the first worker.
+SHARED_BUILDS = frozenset({"demo_report", "wheel", "installed_wheel", "manual"})
+
+
 @pytest.hookimpl(trylast=True)  # after pytest-randomly has shuffled the modules and the tests in each
 def pytest_collection_modifyitems(config, items):
-    """Modules holding a ``slow`` or ``browser`` test first, each module's tests kept together.
+    """Each half of the tests starts with modules holding a ``slow`` or ``browser`` test; a module's tests stay together.
 
-    Under pytest-xdist the long builds (the manual, the wheel, the reports) then start while
-    the quick tests fill the other worker, instead of one of them starting last and keeping the
-    run waiting for it. Otherwise the (random) order is kept: the sort is stable.
+    pytest-xdist's ``worksteal`` gives the first worker the first half of the list and the second
+    worker the rest, and a worker that runs out takes the end of the other's. The heavy modules
+    that use a shared build (tests/built_once.py) open the first half, the other heavy modules
+    the second, each followed by quick tests: both workers start on long tests and end on quick
+    ones, the run never waits at its end for one long test, and the second worker does not wait
+    for a shared build the first is making. Otherwise the (random) order is kept.
     """
     heavy = {item.path for item in items if item.get_closest_marker("slow") or item.get_closest_marker("browser")}
-    items.sort(key=lambda item: item.path not in heavy)
+    shared = {item.path for item in items if SHARED_BUILDS & set(getattr(item, "fixturenames", ()))}
+    first = [item for item in items if item.path in heavy and item.path in shared]
+    second = [item for item in items if item.path in heavy and item.path not in shared]
+    quick = [item for item in items if item.path not in heavy]
+    fill = max(0, len(items) // 2 - len(first))
+    items[:] = first + quick[:fill] + second + quick[fill:]
 
 
 @pytest.fixture
