@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 
 import os
 import signal
+import sys
 
 import numpy as np
 import pytest
@@ -228,6 +229,18 @@ def pytest_collection_modifyitems(config, items):
     quick = [item for item in items if item.path not in heavy]
     fill = max(0, len(items) // 2 - len(first))
     items[:] = first + quick[:fill] + second + quick[fill:]
+
+
+@pytest.fixture(autouse=True)
+def _no_figure_left_open():
+    """Every pyplot figure a test leaves open is closed after it, as matplotlib's own test suite does.
+
+    A test then starts with no figure but its own whatever ran before it in its worker: one that
+    counts open figures reads only its own.
+    """
+    yield
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
 
 
 @pytest.fixture
