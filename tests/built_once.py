@@ -135,29 +135,30 @@ def _build_manual(report: Path, folder: Path) -> None:
          timeout=3000, cwd=ROOT, env={**os.environ, "SGR_KIT_DOCS_EXECUTED": str(report)})
 
 
-def _wheel_file(folder: Path) -> Path:
-    wheels = sorted(folder.glob("sgr_kit-*.whl"))
+def _the_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    wheels = sorted(built_once(tmp_path_factory, "wheel", _build_wheel).glob("sgr_kit-*.whl"))
     assert len(wheels) == 1, wheels
     return wheels[0]
 
 
-def _ahead_wheel(tmp_path_factory: pytest.TempPathFactory, install: bool) -> None:
-    folder = built_once(tmp_path_factory, "wheel", _build_wheel)
-    if install:
-        built_once(tmp_path_factory, "installed-wheel", lambda target: _install(_wheel_file(folder), target))
+def _the_environment(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Path:
+    return built_once(tmp_path_factory, "installed-wheel", lambda folder: _install(wheel, folder))
+
+
+def _the_manual(tmp_path_factory: pytest.TempPathFactory, report: Path) -> Path:
+    pytest.importorskip("sphinx")
+    return built_once(tmp_path_factory, "manual", lambda folder: _build_manual(report, folder))
 
 
 def _ahead_manual(tmp_path_factory: pytest.TempPathFactory, stop: threading.Event) -> None:
     # the manual takes its pages from the demo report, which a test builds in its own process (its kernels are
     # that process's): waited for here, never built; a report that could not be built leaves the manual to its test
-    root = _shared(tmp_path_factory)
-    marker = root / "built-once-demo-report.json"
+    report = _shared(tmp_path_factory) / "built-once-demo-report"
+    marker = report.with_name(f"{report.name}.json")
     while not stop.wait(0.5):
         if marker.is_file():
             if json.loads(marker.read_text(encoding="utf-8"))["outcome"] == "built":
-                pytest.importorskip("sphinx")
-                built_once(tmp_path_factory, "manual", lambda folder: _build_manual(root / "built-once-demo-report",
-                                                                                    folder))
+                _the_manual(tmp_path_factory, report)
             return
 
 
@@ -175,19 +176,21 @@ def build_ahead(session: pytest.Session, tmp_path_factory: pytest.TempPathFactor
     used = set().union(*(getattr(item, "fixturenames", ()) for item in session.items))
     stop, threads = threading.Event(), []
 
-    def start(target, *args) -> None:
+    def start(build: Callable[[], object]) -> None:
         def run() -> None:
             try:
-                target(*args)
+                build()
             except BaseException:  # noqa: BLE001 - the test that asks for the build reports it
                 pass
-        threads.append(threading.Thread(target=run, name=f"build-ahead-{target.__name__}", daemon=True))
+        threads.append(threading.Thread(target=run, name="build-ahead", daemon=True))
         threads[-1].start()
 
-    if used & {"wheel", "installed_wheel"}:
-        start(_ahead_wheel, tmp_path_factory, "installed_wheel" in used)
+    if "installed_wheel" in used:
+        start(lambda: _the_environment(tmp_path_factory, _the_wheel(tmp_path_factory)))
+    elif "wheel" in used:
+        start(lambda: _the_wheel(tmp_path_factory))
     if "manual" in used:
-        start(_ahead_manual, tmp_path_factory, stop)
+        start(lambda: _ahead_manual(tmp_path_factory, stop))
 
     def end() -> None:
         stop.set()
@@ -211,8 +214,9 @@ def clear_away(config: pytest.Config) -> None:
     if folder.is_dir():
         gone = folder.with_name(f"{folder.name}.removing")
         folder.rename(gone)
-        subprocess.Popen(["rm", "-rf", "--", str(gone)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, start_new_session=True)
+        subprocess.Popen([sys.executable, "-c", "import shutil, sys; shutil.rmtree(sys.argv[1], ignore_errors=True)",
+                          str(gone)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)  # fmt: skip
 
 
 @pytest.fixture(scope="session")
@@ -224,13 +228,13 @@ def demo_report(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory) -> Path:
     """The wheel of this checkout (``pip wheel --no-deps``), built once per session from a copy of its sources."""
-    return _wheel_file(built_once(tmp_path_factory, "wheel", _build_wheel))
+    return _the_wheel(tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
 def installed_wheel(tmp_path_factory, wheel) -> Path:
     """A virtual environment (its folder) holding the wheel and its dependencies, as ``pip install`` gives them."""
-    return built_once(tmp_path_factory, "installed-wheel", lambda folder: _install(wheel, folder))
+    return _the_environment(tmp_path_factory, wheel)
 
 
 @pytest.fixture(scope="session")
@@ -241,5 +245,4 @@ def manual(tmp_path_factory, demo_report) -> Path:
     docs/conf.py): the notebooks run once per session, not twice; the explorer and the annotator,
     which are no report pages, run in the manual's build. ``make docs`` runs every notebook.
     """
-    pytest.importorskip("sphinx")
-    return built_once(tmp_path_factory, "manual", lambda folder: _build_manual(demo_report, folder)) / "html"
+    return _the_manual(tmp_path_factory, demo_report) / "html"
