@@ -252,7 +252,8 @@ def _many_writer(path: str, who: str, n: int, start, errors) -> None:
         raise
 
 
-@pytest.mark.parametrize(("writers", "labels"), [(50, 4), pytest.param(200, 3, marks=pytest.mark.slow)])
+@pytest.mark.slow  # starts 50 or 200 processes
+@pytest.mark.parametrize(("writers", "labels"), [(50, 4), (200, 3)])
 def test_many_processes_writing_one_file_at_once_keep_every_label(tmp_path, writers, labels):
     # every process opens its store and writes at once (one start event, no sleeps): a store's first read races
     # the others' writes, so a stamp taken after that read would let a later write put back stale rows
