@@ -43,6 +43,9 @@ from sgr_kit.report.kernels import WARM_IMPORTS
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: The fixtures of the shared builds (registered in conftest.py, which also orders the tests by them).
+SHARED_BUILDS = frozenset({"demo_report", "wheel", "installed_wheel", "manual"})
+
 
 def _shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The session's temporary folder that every worker sees (under pytest-xdist, above each worker's own)."""

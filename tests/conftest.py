@@ -39,7 +39,8 @@ from sgr_kit.run.web import ALLOW_PRIVATE_ENV, API_KEY_ENV, SEARCH_URL_ENV  # no
 keep_kernels(2, varying=["PYTEST_CURRENT_TEST", ALLOW_PRIVATE_ENV, API_KEY_ENV, SEARCH_URL_ENV])
 
 # Built once per test session and shared by every worker: the demo report, the wheel and its environment, the manual.
-from built_once import build_ahead, clear_away, demo_report, installed_wheel, manual, wheel  # noqa: E402,F401
+from built_once import (SHARED_BUILDS, build_ahead, clear_away, demo_report, installed_wheel, manual,  # noqa: E402,F401
+                        wheel)
 
 
 def pytest_sessionfinish(session):
@@ -207,10 +208,6 @@ def build_task(
     )
 
 
-#: The builds of tests/built_once.py: a module whose tests use one goes to the first worker.
-SHARED_BUILDS = frozenset({"demo_report", "wheel", "installed_wheel", "manual"})
-
-
 @pytest.hookimpl(trylast=True)  # after pytest-randomly has shuffled the modules and the tests in each
 def pytest_collection_modifyitems(config, items):
     """Each half of the tests starts with modules holding a ``slow`` or ``browser`` test; a module's tests stay together.
@@ -219,11 +216,11 @@ def pytest_collection_modifyitems(config, items):
     worker the rest, and a worker that runs out takes the end of the other's. The heavy modules
     that use a shared build (tests/built_once.py) open the first half, the other heavy modules
     the second, each followed by quick tests: both workers start on long tests and end on quick
-    ones, the run never waits at its end for one long test, and the second worker does not wait
-    for a shared build the first is making. Otherwise the (random) order is kept.
+    ones, so that a run seldom ends waiting for one long test, nor starts with the second worker
+    waiting for a shared build the first is making. Otherwise the (random) order is kept.
     """
     heavy = {item.path for item in items if item.get_closest_marker("slow") or item.get_closest_marker("browser")}
-    shared = {item.path for item in items if SHARED_BUILDS & set(getattr(item, "fixturenames", ()))}
+    shared = {item.path for item in items if SHARED_BUILDS & set(getattr(item, "fixturenames", ()))}  # built_once
     first = [item for item in items if item.path in heavy and item.path in shared]
     second = [item for item in items if item.path in heavy and item.path not in shared]
     quick = [item for item in items if item.path not in heavy]
@@ -235,8 +232,7 @@ def pytest_collection_modifyitems(config, items):
 def _no_figure_left_open():
     """Every pyplot figure a test leaves open is closed after it, as matplotlib's own test suite does.
 
-    A test then starts with no figure but its own whatever ran before it in its worker: one that
-    counts open figures reads only its own.
+    Each test starts with no figure open, whatever ran before it in its worker.
     """
     yield
     if "matplotlib.pyplot" in sys.modules:
