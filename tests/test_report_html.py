@@ -14,17 +14,14 @@ from bs4 import BeautifulSoup
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from sgr_kit.report.build import NOTEBOOKS
-from sgr_kit.report.html import NO_ALT, _accessible, _exporter
-from sgr_kit.resources import templates_dir
+from sgr_kit.report.html import NO_ALT, _accessible, _configured, _exporter
 
 
 @pytest.fixture(scope="module")
 def nbconvert_exporter():
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(template_name="sgr_offline", extra_template_basedirs=[str(templates_dir())])
-    exporter.exclude_input = exporter.exclude_input_prompt = exporter.exclude_output_prompt = True
-    return exporter
+    return _configured(HTMLExporter)  # nbconvert's own exporter, set up as the report's
 
 
 def _same_document(notebook, nbconvert_exporter) -> None:

@@ -116,12 +116,15 @@ def _exporter():
                 page, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
                 return _accessible(page), resources
 
-        options = {"template_name": "sgr_offline", "extra_template_basedirs": [str(templates_dir())]}
-        exporter = OfflineExporter(**options)
+        exporter = _configured(OfflineExporter)
         if not all(hasattr(exporter, name) for name in ("_nb_metadata", "_init_resources")):
-            exporter = HTMLExporter(**options)  # an nbconvert whose exporter is built otherwise: its own steps
-        exporter.exclude_input = True
-        exporter.exclude_input_prompt = True
-        exporter.exclude_output_prompt = True
+            exporter = _configured(HTMLExporter)  # an nbconvert whose exporter is built otherwise: its own steps
         _EXPORTER.append(exporter)
     return _EXPORTER[0]
+
+
+def _configured(exporter_class):
+    """An ``exporter_class`` (nbconvert's HTMLExporter or a subclass) with the report's template, no inputs, no prompts."""
+    exporter = exporter_class(template_name="sgr_offline", extra_template_basedirs=[str(templates_dir())])
+    exporter.exclude_input = exporter.exclude_input_prompt = exporter.exclude_output_prompt = True
+    return exporter

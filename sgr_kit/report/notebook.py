@@ -105,13 +105,14 @@ def _latex_plain(frame: pd.DataFrame, caption: str, precision: int) -> str:
     directly: the same characters (``tests/test_report_notebook.py`` compares the two), in a
     twentieth of the time on a table of a thousand rows (the Styler copies a formatter per cell).
     """
-    from pandas.api.types import is_float_dtype, is_numeric_dtype
+    from pandas.api.types import is_numeric_dtype
 
     default_formatter, escape_latex = _styler_formatting()
+    floats = set(_float_columns(frame))  # the columns the Styler path formats with fixed(precision)
     columns = []
     for name in frame.columns:
         values = frame[name].tolist()
-        if is_float_dtype(frame[name]):
+        if name in floats:
             shown = fixed(precision)
             cells = ["--" if pd.isna(x) else shown(x) for x in values]
         else:
